@@ -1,0 +1,39 @@
+"""lnbook: layer normalization, computed the way the book explains it.
+
+Every array function takes records ``(d,)`` or ``(..., d)`` with the normalized axis last,
+takes ``eps`` as a keyword (default ``1e-5``) and returns float64. Figures live in
+:mod:`lnbook.plotting`, the only module that imports matplotlib.
+"""
+
+from .audit import central_difference_jacobian, record_audit, wrong_axis_layer_norm
+from .centering import centering_matrix, weighted_centering_matrix
+from .derivatives import input_grad, jacobian, jacobian_eigenvalues, param_grads
+from .normalize import EPS, core, layer_norm, normalized_variance, stats
+from .sensitivity import amplification, lipschitz_bound, operator_norm, response, response_slope
+from .variants import batch_norm, rms_norm
+
+__all__ = [
+    "EPS",
+    "stats",
+    "core",
+    "layer_norm",
+    "normalized_variance",
+    "jacobian",
+    "jacobian_eigenvalues",
+    "input_grad",
+    "param_grads",
+    "operator_norm",
+    "lipschitz_bound",
+    "amplification",
+    "response",
+    "response_slope",
+    "centering_matrix",
+    "weighted_centering_matrix",
+    "rms_norm",
+    "batch_norm",
+    "record_audit",
+    "wrong_axis_layer_norm",
+    "central_difference_jacobian",
+]
+
+__version__ = "0.1.0"

@@ -1,0 +1,89 @@
+"""Centering matrices: the plain projection P and its weighted, oblique cousin P_a."""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from . import _checks
+
+__all__ = ["centering_matrix", "weighted_centering_matrix"]
+
+
+def centering_matrix(d: int) -> np.ndarray:
+    """The centering matrix ``P = I - (1/d) 1 1^T``.
+
+    Parameters
+    ----------
+    d : int
+        Number of features, ``d >= 1``.
+
+    Returns
+    -------
+    P : (d, d) ndarray
+        Symmetric, idempotent, ``P 1 = 0`` and ``P z = z - mu 1``.
+
+    Raises
+    ------
+    ValueError
+        If ``d`` is not a positive integer.
+
+    Notes
+    -----
+    .. math:: P = I - \\tfrac1d \\mathbf 1 \\mathbf 1^\\top
+
+    See the chapter *Shift invariance*.
+
+    Examples
+    --------
+    >>> centering_matrix(2)
+    array([[ 0.5, -0.5],
+           [-0.5,  0.5]])
+    """
+    try:
+        d = operator.index(d)
+    except TypeError as exc:
+        raise ValueError(f"d must be a positive integer; got {d!r}") from exc
+    if d < 1:
+        raise ValueError(f"d must be a positive integer; got d = {d}")
+    # P = I - (1/d) 1 1^T
+    return np.eye(d) - 1.0 / d
+
+
+def weighted_centering_matrix(a: ArrayLike) -> np.ndarray:
+    """The weighted centering matrix ``P_a = I - 1 a^T``.
+
+    Parameters
+    ----------
+    a : (n,) array_like
+        Weights, non-negative and summing to 1 (within rounding).
+
+    Returns
+    -------
+    P_a : (n, n) ndarray
+        ``P_a x = x - (a^T x) 1``: idempotent, kernel ``span{1}``, range ``ker a^T``; an
+        oblique projection unless all weights are equal.
+
+    Raises
+    ------
+    ValueError
+        If a weight is negative or the weights do not sum to 1.
+
+    Notes
+    -----
+    .. math:: P_a = I - \\mathbf 1 a^\\top, \\qquad
+              \\operatorname{diag}(a)\\, P_a = P_a^\\top \\operatorname{diag}(a)
+
+    It is the residual map of the weighted least-squares fit of one constant. See the
+    chapter *Weighted centering*.
+
+    Examples
+    --------
+    >>> weighted_centering_matrix([0.25, 0.75]) @ [4, 2]
+    array([ 1.5, -0.5])
+    """
+    a = _checks.weights(a)
+    # P_a = I - 1 a^T
+    return np.eye(a.size) - a[None, :]

@@ -1,0 +1,35 @@
+"""Re-execute chapters in a fresh kernel, top to bottom, and store their outputs.
+
+Usage: python tools/execute.py [book/chapter.ipynb ...]   (default: every chapter)
+Run it after changing lnbook or a chapter; the tests then check the stored outputs.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import sys
+
+import nbformat
+from nbclient import NotebookClient
+
+BOOK = pathlib.Path(__file__).resolve().parent.parent / "book"
+
+
+def execute(path: pathlib.Path) -> None:
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(
+        nb,
+        timeout=120,
+        kernel_name="python3",
+        record_timing=False,  # wall-clock stamps would change on every run
+        resources={"metadata": {"path": str(path.parent)}},
+    )
+    client.execute()
+    nbformat.write(nb, path)
+
+
+if __name__ == "__main__":
+    paths = [pathlib.Path(p) for p in sys.argv[1:]] or sorted(BOOK.glob("*.ipynb"))
+    for path in paths:
+        print(f"executing {path}", flush=True)
+        execute(path)
