@@ -36,7 +36,7 @@ def finite(arr: np.ndarray, name: str) -> None:
         index = tuple(int(i) for i in np.argwhere(bad)[0])
         raise ValueError(
             f"{name} contains NaN or infinite entries: {name}[{', '.join(map(str, index))}]"
-            f" = {arr[index]!r}"
+            f" = {float(arr[index])!r}"
         )
 
 
@@ -80,7 +80,7 @@ def weights(a: ArrayLike) -> np.ndarray:
         raise ValueError(f"a must be a vector of shape (n,); got shape {arr.shape}")
     if (arr < 0).any():
         i = int(np.argmax(arr < 0))
-        raise ValueError(f"weights must be non-negative; got a[{i}] = {arr[i]!r}")
+        raise ValueError(f"weights must be non-negative; got a[{i}] = {float(arr[i])!r}")
     total = math.fsum(arr)
     # n rounding errors of the entries, each at most one half-ulp of 1
     if abs(total - 1.0) > arr.size * np.finfo(np.float64).eps:
