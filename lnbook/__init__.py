@@ -9,8 +9,16 @@ from .audit import central_difference_jacobian, record_audit, wrong_axis_layer_n
 from .centering import centering_matrix, weighted_centering_matrix
 from .derivatives import input_grad, jacobian, jacobian_eigenvalues, param_grads
 from .normalize import EPS, core, layer_norm, normalized_variance, stats
+from .reference import exact_core, offset_errors, ulp_error
 from .sensitivity import amplification, lipschitz_bound, operator_norm, response, response_slope
-from .variants import batch_norm, rms_norm
+from .variants import (
+    CONVENTIONS,
+    Convention,
+    batch_norm,
+    convention_layer_norm,
+    layer_norm_variant,
+    rms_norm,
+)
 
 __all__ = [
     "EPS",
@@ -18,6 +26,9 @@ __all__ = [
     "core",
     "layer_norm",
     "normalized_variance",
+    "exact_core",
+    "ulp_error",
+    "offset_errors",
     "jacobian",
     "jacobian_eigenvalues",
     "input_grad",
@@ -31,6 +42,10 @@ __all__ = [
     "weighted_centering_matrix",
     "rms_norm",
     "batch_norm",
+    "layer_norm_variant",
+    "convention_layer_norm",
+    "Convention",
+    "CONVENTIONS",
     "record_audit",
     "wrong_axis_layer_norm",
     "central_difference_jacobian",

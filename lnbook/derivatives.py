@@ -16,7 +16,7 @@ def _state(z: ArrayLike, eps: float) -> tuple[np.ndarray, np.ndarray, np.ndarray
     eps = _checks.eps_value(eps)
     z = _checks.records(z)
     _, v, q = _moments(z)
-    return z, v, np.sqrt(_stabilized(q, eps))
+    return z, v, np.sqrt(_stabilized(q, eps, z.shape[:-1]))
 
 
 def jacobian(z: ArrayLike, *, eps: float = EPS, gamma: ArrayLike | None = None) -> np.ndarray:

@@ -17,37 +17,66 @@ __all__ = ["stats", "core", "layer_norm", "normalized_variance"]
 EPS = 1e-5
 
 
-def _centered(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Return ``(mu, v)`` with keepdims, by the corrected two-pass algorithm."""
+# records per block in core and layer_norm: about 512 KiB of float64, so that the passes
+# over a block (two means, centring, squares, division, gain, bias) read from cache
+_BLOCK = 1 << 16
+
+
+def _moments(
+    z: np.ndarray, out: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return ``(mu, v, q)``, ``mu`` and ``q`` keeping the feature axis; ``v`` goes in ``out``.
+
+    The corrected two-pass algorithm: every sum is numpy's pairwise sum along the last axis,
+    so a record's statistics never depend on the other records.
+    """
     # mu_0 = (1/d) sum_i z_i, then w = z - mu_0 (exact when the offset dominates: Sterbenz)
     mu0 = z.mean(axis=-1, keepdims=True)
-    w = z - mu0
+    v = np.subtract(z, mu0, out=out)
     # the rounding error of mu_0 is the mean of w; removing it recentres to a few ulps of v
-    delta = w.mean(axis=-1, keepdims=True)
-    return mu0 + delta, w - delta
-
-
-def _moments(z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Return ``(mu, v, q)`` with ``mu`` and ``q`` keeping the feature axis (length 1)."""
-    mu, v = _centered(z)
-    # q = (1/d) |v|^2
-    q = np.einsum("...i,...i->...", v, v)[..., None] / z.shape[-1]
+    delta = v.mean(axis=-1, keepdims=True)
+    v -= delta
+    # q = (1/d) sum_i v_i^2 (an overflow is refused just below)
+    with np.errstate(over="ignore"):
+        q = np.square(v).mean(axis=-1, keepdims=True)
     if not np.isfinite(q).all():
         raise ValueError("the variance of a record overflows float64; rescale z first")
-    return mu, v, q
+    return mu0 + delta, v, q
 
 
-def _stabilized(q: np.ndarray, eps: float) -> np.ndarray:
-    """Return ``q + eps``, refusing records where it is zero."""
+def _stabilized(q: np.ndarray, eps: float, lead: tuple[int, ...], start: int = 0) -> np.ndarray:
+    """Return ``q + eps``, refusing records where it is zero (``start``: first row's index)."""
     s2 = q + eps
-    if (s2 == 0).any():
-        index = tuple(int(i) for i in np.argwhere(s2[..., 0] == 0)[0])
+    zero = np.flatnonzero(s2 == 0)
+    if zero.size:
+        index = tuple(int(i) for i in np.unravel_index(start + zero[0], lead)) if lead else ()
         where = f" (record {index})" if index else ""
         raise ValueError(
             f"eps = 0 with a constant record{where}: its variance is 0, so the core 0/0 is "
             "undefined; use eps > 0"
         )
     return s2
+
+
+def _normalized(
+    z: np.ndarray, eps: float, gamma: np.ndarray | None = None, beta: np.ndarray | None = None
+) -> np.ndarray:
+    """``gamma ⊙ u_eps(z) + beta`` computed a block of records at a time, in place."""
+    d = z.shape[-1]
+    rows = z.reshape(-1, d)
+    y = np.empty(rows.shape)
+    step = max(1, _BLOCK // d)
+    for start in range(0, rows.shape[0], step):
+        block = slice(start, start + step)
+        _, v, q = _moments(rows[block], out=y[block])
+        # u = v / sqrt(q + eps)
+        v /= np.sqrt(_stabilized(q, eps, z.shape[:-1], start))
+        # y = gamma ⊙ u + beta
+        if gamma is not None:
+            v *= gamma
+        if beta is not None:
+            v += beta
+    return y.reshape(z.shape)
 
 
 def stats(z: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
@@ -78,7 +107,10 @@ def stats(z: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     catastrophically when :math:`|\\mu| \\gg \\sqrt q`. The first pass's mean
     :math:`\\mu_0` is corrected by the mean of :math:`z - \\mu_0` (whose entries are exact
     when the offset dominates), so ``v`` is accurate to a few ulps of its own size even for
-    :math:`|\\mu|/\\sqrt q` near :math:`10^9`. See the chapter *Records and conventions*.
+    :math:`|\\mu|/\\sqrt q` near :math:`10^9`. Every sum, the squares' included, is numpy's
+    pairwise summation along the last axis, whose error grows like :math:`\\log d` rather
+    than :math:`d`. See the chapters *Records and conventions* and *LayerNorm in floating
+    point*.
 
     Examples
     --------
@@ -125,10 +157,7 @@ def core(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
     >>> core([7, 7, 7])
     array([0., 0., 0.])
     """
-    eps = _checks.eps_value(eps)
-    _, v, q = _moments(_checks.records(z))
-    # u = v / sqrt(q + eps)
-    return v / np.sqrt(_stabilized(q, eps))
+    return _normalized(_checks.records(z), _checks.eps_value(eps))
 
 
 def layer_norm(
@@ -174,16 +203,12 @@ def layer_norm(
     >>> layer_norm([3, 3, 3], beta=[1, -1, 2])
     array([ 1., -1.,  2.])
     """
-    u = core(z, eps=eps)
-    d = u.shape[-1]
+    eps = _checks.eps_value(eps)
+    z = _checks.records(z)
+    d = z.shape[-1]
     gamma = _checks.parameter(gamma, d, "gamma")
     beta = _checks.parameter(beta, d, "beta")
-    # y = gamma ⊙ u + beta
-    if gamma is not None:
-        u = gamma * u
-    if beta is not None:
-        u = u + beta
-    return u
+    return _normalized(z, eps, gamma, beta)
 
 
 def normalized_variance(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
@@ -214,6 +239,7 @@ def normalized_variance(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
     0.5
     """
     eps = _checks.eps_value(eps)
-    _, _, q = _moments(_checks.records(z))
+    z = _checks.records(z)
+    _, _, q = _moments(z)
     # q / (q + eps)
-    return (q / _stabilized(q, eps))[..., 0]
+    return (q / _stabilized(q, eps, z.shape[:-1]))[..., 0]

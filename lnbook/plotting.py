@@ -15,8 +15,9 @@ from numpy.typing import ArrayLike
 from .audit import record_audit, wrong_axis_layer_norm
 from .centering import weighted_centering_matrix
 from .derivatives import jacobian, jacobian_eigenvalues
-from .normalize import layer_norm, normalized_variance
+from .normalize import core, layer_norm, normalized_variance
 from .sensitivity import amplification, lipschitz_bound, operator_norm, response, response_slope
+from .variants import CONVENTIONS, convention_layer_norm
 
 __all__ = [
     "plot_response",
@@ -27,6 +28,11 @@ __all__ = [
     "plot_shift_geometry",
     "plot_weighted_projection",
     "plot_record_audit",
+    "plot_gain_effect",
+    "plot_bias_shift",
+    "plot_core_bound",
+    "plot_offset_error",
+    "plot_eps_placement",
 ]
 
 EPS_VALUES = (0.01, 0.1, 1.0)
@@ -88,7 +94,7 @@ def plot_jacobian_eigenvalues(eps: float = 0.1, d: int = 4, ax=None):
     ax = _axes(ax)
     q = np.logspace(-3, 2, 201)
     radial, tangential = jacobian_eigenvalues(_records_with_variance(q, d), eps=eps)
-    ax.plot(q, tangential, label="(q+ε)^(−1/2)  on w ⟂ 1, v")
+    ax.plot(q, tangential, label="(q+ε)^(−1/2)  on w ⊥ 1, v")
     ax.plot(q, radial, label="ε/(q+ε)^(3/2)  on v")
     ax.plot(q, np.zeros_like(q), label="0  on 1")
     sample = np.logspace(-3, 2, 11)
@@ -134,7 +140,7 @@ def plot_shift_geometry(z: ArrayLike = (2.0, 0.5), shifts: ArrayLike = (-1.5, 0.
     z = np.asarray(z, dtype=float)
     Pz = z - z.mean()
     s = np.linspace(-4, 4, 2)
-    ax.plot(s, -s, color="0.3", label="plane ⟂ 1 (Σ z_i = 0)")
+    ax.plot(s, -s, color="0.3", label="plane ⊥ 1 (Σ z_i = 0)")
     ax.plot(s, s, ":", color="0.6", label="span{1}")
     for c in np.asarray(shifts, dtype=float):
         p = z + c
@@ -183,3 +189,174 @@ def plot_record_audit(shape: tuple[int, int, int] = (2, 4, 6), record: tuple[int
         ax.set(title=name, xlabel="position t", ylabel="batch item b",
                xticks=range(shape[1]), yticks=range(shape[0]))
     return left, right
+
+
+def _grouped_bars(ax, series: Sequence[tuple[str, np.ndarray]], width: float = 0.8):
+    """Draw each ``(label, values)`` as one bar group member per coordinate; return positions."""
+    i = np.arange(len(series[0][1]))
+    w = width / len(series)
+    for k, (label, values) in enumerate(series):
+        ax.bar(i + (k - (len(series) - 1) / 2) * w, values, w, label=label)
+    ax.axhline(0.0, color="0.3", linewidth=0.8)
+    return i
+
+
+def plot_gain_effect(z: ArrayLike = (1.0, 1.0, -2.0), gamma: ArrayLike = (2.0, 0.0, -1.0),
+                     eps: float = 2.0, ax=None):
+    """Core ``u_eps(z)`` beside ``gamma ⊙ u_eps(z)``, coordinate by coordinate (bias 0).
+
+    Parameters
+    ----------
+    z : (d,) array_like
+        One record.
+    gamma : (d,) array_like
+        Gain.
+    eps : float, optional
+        Stabilizer.
+    ax : matplotlib Axes, optional
+        Where to draw; new axes if omitted.
+
+    Returns
+    -------
+    ax : matplotlib Axes
+        ``ax.containers[0]`` holds the core's bars, ``ax.containers[1]`` the scaled core's:
+        a zero gain flattens its bar and a negative gain flips it. See the chapter *Gain*.
+
+    Examples
+    --------
+    >>> ax = plot_gain_effect((1, 1, -2), (2, 0, -1), eps=2)
+    >>> [float(bar.get_height()) for bar in ax.containers[1]]
+    [1.0, 0.0, 1.0]
+    >>> plt.close(ax.figure)
+    """
+    ax = _axes(ax)
+    gamma = np.asarray(gamma, dtype=float)
+    u = core(z, eps=eps)
+    # y = gamma ⊙ u (beta = 0)
+    y = layer_norm(z, gamma=gamma, eps=eps)
+    i = _grouped_bars(ax, [("core u", u), ("γ ⊙ u", y)])
+    ax.set(xticks=i, xticklabels=[f"i = {k + 1}\nγ = {g:g}" for k, g in enumerate(gamma)],
+           ylabel="value", title=f"z = {tuple(np.asarray(z, dtype=float).tolist())}, ε = {eps:g}")
+    ax.legend(loc="lower left")
+    return ax
+
+
+def plot_bias_shift(records: Sequence[ArrayLike] = ((3.0, 3.0, 3.0), (2.0, 3.0, 4.0)),
+                    gamma: ArrayLike = (2.0, 0.5, -1.0), beta: ArrayLike = (1.0, -1.0, 2.0),
+                    eps: float = 1e-5, axes=None):
+    """Core, ``gamma ⊙ u`` and output ``gamma ⊙ u + beta`` for each record, one panel each.
+
+    Parameters
+    ----------
+    records : sequence of (d,) array_like
+        The records, one panel each.
+    gamma, beta : (d,) array_like
+        Gain and bias.
+    eps : float, optional
+        Stabilizer.
+    axes : sequence of matplotlib Axes, optional
+        One per record; new axes if omitted.
+
+    Returns
+    -------
+    tuple of matplotlib Axes
+        In each, ``ax.containers`` holds the bars of the core, the scaled core and the output,
+        in that order; the dashed line is the output's mean. See the chapter *Bias*.
+
+    Examples
+    --------
+    >>> axes = plot_bias_shift([(3, 3, 3)], gamma=(2, 0.5, -1), beta=(1, -1, 2))
+    >>> [float(bar.get_height()) for bar in axes[0].containers[2]]
+    [1.0, -1.0, 2.0]
+    >>> plt.close(axes[0].figure)
+    """
+    axes = _axes(axes, len(records), width=4.8 * len(records))
+    axes = np.atleast_1d(axes)
+    for ax, z in zip(axes, records):
+        u = core(z, eps=eps)
+        scaled = layer_norm(z, gamma=gamma, eps=eps)
+        # y = gamma ⊙ u + beta
+        y = layer_norm(z, gamma=gamma, beta=beta, eps=eps)
+        i = _grouped_bars(ax, [("core u", u), ("γ ⊙ u", scaled), ("output y", y)])
+        ax.axhline(y.mean(), linestyle="--", color="0.4", linewidth=1,
+                   label=f"mean of y = {y.mean():.3f}")
+        ax.set(xticks=i, xticklabels=[f"i = {k + 1}" for k in i], ylabel="value",
+               title=f"z = {tuple(np.asarray(z, dtype=float).tolist())}")
+        ax.legend(loc="upper left", fontsize="small")
+    return tuple(axes)
+
+
+def plot_core_bound(dims: Sequence[int] = (2, 3, 4, 6, 8, 12, 16), n_records: int = 200,
+                    seed: int = 3, ax=None):
+    """Largest ``|u_i|`` of seeded random records against ``d``, under the bound ``sqrt(d - 1)``.
+
+    Grey dots: ``max_i |u_i|`` (``eps = 0``) for ``n_records`` heavy-tailed (Cauchy) records per
+    ``d``. Stars: the records ``(d - 1, -1, ..., -1)``, which attain the bound (dashed line).
+    """
+    ax = _axes(ax)
+    rng = np.random.default_rng(seed)
+    dims = np.asarray(dims, dtype=int)
+    for k, d in enumerate(dims):
+        largest = np.abs(core(rng.standard_cauchy(size=(n_records, d)), eps=0)).max(axis=-1)
+        ax.plot(np.full(n_records, d), largest, ".", color="0.5", alpha=0.4,
+                label="random records" if k == 0 else None)
+    extreme = [float(np.abs(core(np.r_[d - 1.0, -np.ones(d - 1)], eps=0)).max()) for d in dims]
+    ax.plot(dims, extreme, "*", color="C3", markersize=10, label="(d−1, −1, …, −1)")
+    grid = np.linspace(dims.min(), dims.max(), 200)
+    ax.plot(grid, np.sqrt(grid - 1), "--", color="0.2", label="bound √(d−1)")
+    ax.set(xlabel="number of features d", ylabel="max_i |u_i|",
+           title="largest entry of the core (ε = 0)")
+    ax.legend(loc="upper left", fontsize="small")
+    return ax
+
+
+def plot_offset_error(offsets: ArrayLike, errors: dict[str, ArrayLike], ax=None):
+    """Error of computed cores, in ulps, against the offset ``|mu|/sigma`` of the records.
+
+    ``errors`` maps a label to one error per offset, as returned by
+    :func:`lnbook.offset_errors` (computed first, drawn here). The y axis is linear
+    below 1 ulp and logarithmic above; the dashed line is ``|mu|/sigma`` itself, the growth
+    of an uncorrected mean's error, and the dotted line marks 4 ulp.
+    """
+    ax = _axes(ax)
+    offsets = np.asarray(offsets, dtype=float)
+    for label, err in errors.items():
+        ax.plot(offsets, np.asarray(err, dtype=float), "o-", markersize=4, label=label)
+    ax.plot(offsets, offsets, "--", color="0.4", linewidth=1, label="|μ|/σ")
+    ax.axhline(4.0, linestyle=":", color="0.4", linewidth=1, label="4 ulp")
+    ax.set(xscale="log", xlabel="offset |μ|/σ", ylabel="worst error (ulp of max |u_i|)",
+           title="float64 core against the correctly rounded core")
+    ax.set_yscale("symlog", linthresh=1.0)
+    ax.set_ylim(0, None)
+    ax.legend(loc="upper left", fontsize="small")
+    return ax
+
+
+def plot_eps_placement(z: ArrayLike = (1.0, 2.0, 3.0, 4.0),
+                       keys: Sequence[str] = ("keras", "pytorch", "flax", "bert", "annotated"),
+                       ax=None):
+    """Root mean square of each convention's output on ``a z`` against the spread of ``a z``.
+
+    The exact standardization has RMS 1 (dashed); eps inside the root shrinks the output once
+    the variance nears eps, eps outside once the standard deviation nears eps, and the
+    unbiased divisor lowers the plateau to ``sqrt((d-1)/d)`` (dotted).
+    """
+    ax = _axes(ax, width=9.6)
+    z = np.asarray(z, dtype=float)
+    d = z.size
+    sigma = np.logspace(-9, 1, 201)
+    # a z has population standard deviation a sqrt(q)
+    records = (sigma / np.sqrt(z.var()))[:, None] * z
+    for key in keys:
+        c = CONVENTIONS[key]
+        rms = np.sqrt((convention_layer_norm(records, key) ** 2).mean(axis=-1))
+        where = "inside" if c.eps_inside else "outside"
+        divisor = f"d−{c.ddof}" if c.ddof else "d"
+        ax.plot(sigma, rms, label=f"{c.label}: ε = {c.eps:g} {where}, divisor {divisor}")
+    ax.axhline(1.0, linestyle="--", color="0.4", linewidth=1)
+    ax.axhline(np.sqrt((d - 1) / d), linestyle=":", color="0.4", linewidth=1)
+    ax.set(xscale="log", xlabel="standard deviation of the record a z",
+           ylabel="RMS of the output", ylim=(0, 1.1),
+           title=f"z = {tuple(z.tolist())} scaled down")
+    ax.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), fontsize="small")
+    return ax

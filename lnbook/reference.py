@@ -1,0 +1,277 @@
+"""A correctly rounded reference for the core, and the error of a computed core in ulps.
+
+The float64 inputs are exact rational numbers, and so are their mean, their centered parts
+and their variance: :func:`exact_core` computes those with ``fractions.Fraction``, takes
+the square root with mpmath, and certifies the rounding with exact rational comparisons. It
+is slow (pure Python, one record at a time) and meant for tests and the chapter *LayerNorm in
+floating point*. mpmath is imported inside the functions, so ``import lnbook`` never needs it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from fractions import Fraction
+
+import numpy as np
+from numpy.typing import ArrayLike, DTypeLike
+
+from . import _checks
+from .normalize import EPS, core
+
+__all__ = ["exact_core", "ulp_error", "offset_errors"]
+
+_DEFAULT_DPS = 30
+
+
+def _bits(x: float) -> int:
+    return int(np.float64(x).view(np.int64))
+
+
+def _rounds_to(c: float, r: Fraction) -> bool:
+    """Whether the float ``c >= 0`` is sqrt(r) rounded to nearest, ties to even."""
+    below = float(np.nextafter(c, 0.0)) if c > 0 else 0.0
+    above = float(np.nextafter(c, np.inf))
+    # c is the rounding of sqrt(r) iff lo <= sqrt(r) <= hi, where lo and hi are the midpoints
+    # to the neighbours; compare squares, which are exact rationals
+    lo = (Fraction(c) + Fraction(below)) / 2
+    hi = (Fraction(c) + Fraction(above)) / 2
+    if lo * lo < r < hi * hi:
+        return True
+    if r == lo * lo or r == hi * hi:
+        return _bits(c) % 2 == 0
+    return False
+
+
+def _rounded_sqrt(r: Fraction, prec: int) -> float:
+    """sqrt(r) correctly rounded to float64, for a rational ``r > 0``."""
+    import mpmath
+
+    while True:
+        with mpmath.workprec(prec):
+            x = float(mpmath.sqrt(mpmath.mpf(r.numerator) / r.denominator))
+        # the approximation is within an ulp; one of x and its neighbours is the rounding
+        for c in (x, float(np.nextafter(x, 0.0)), float(np.nextafter(x, np.inf))):
+            if c >= 0 and _rounds_to(c, r):
+                return c
+        prec *= 2
+
+
+def _exact_record(z: np.ndarray, eps: Fraction, prec: int) -> np.ndarray:
+    x = [Fraction(float(t)) for t in z]
+    d = len(x)
+    # mu = (1/d) sum_i z_i, exactly
+    mu = sum(x, Fraction(0)) / d
+    # v = z - mu 1, exactly
+    v = [t - mu for t in x]
+    # q + eps = (1/d) |v|^2 + eps, exactly
+    s2 = sum((t * t for t in v), Fraction(0)) / d + eps
+    if s2 == 0:
+        raise ValueError(
+            "eps = 0 with a constant record: its variance is 0, so the core 0/0 is undefined; "
+            "use eps > 0"
+        )
+    u = np.zeros(d)
+    for i, t in enumerate(v):
+        if t != 0:
+            # u_i = sign(v_i) sqrt(v_i^2 / (q + eps)), rounded once
+            root = _rounded_sqrt(t * t / s2, prec)
+            u[i] = root if t > 0 else -root
+    return u
+
+
+def exact_core(z: ArrayLike, *, eps: float = EPS, dps: int | None = None) -> np.ndarray:
+    """The core of every record, correctly rounded from the exact value.
+
+    Parameters
+    ----------
+    z : (d,) or (..., d) array_like
+        Records along the last axis; each float64 entry is taken as the exact number it is.
+    eps : float, optional
+        Stabilizer inside the root, taken as the exact value of the float64 ``eps`` (so
+        ``eps=1e-5`` means ``0.0000100000000000000008180305...``, the value lnbook adds).
+    dps : int, optional
+        Decimal digits of mpmath's working precision for the square roots (default 30). The
+        rounding is certified whatever ``dps`` is; too few digits only cost retries.
+
+    Returns
+    -------
+    u : ndarray, shape of ``z``, float64
+        Each component is the exact core rounded to the nearest float64 (ties to even).
+
+    Raises
+    ------
+    ValueError
+        If ``eps < 0``, if ``eps == 0`` and a record is constant, if ``dps`` is not a
+        positive integer, or if ``z`` is invalid (see :func:`lnbook.stats`).
+
+    Notes
+    -----
+    .. math:: u_i = \\frac{z_i - \\mu}{\\sqrt{q + \\varepsilon}}
+        = \\operatorname{sign}(v_i) \\sqrt{\\frac{v_i^2}{q + \\varepsilon}}
+
+    The mean, the centered parts and ``q + eps`` of float64 numbers are rationals, computed
+    exactly with ``fractions.Fraction``; the only irrational step is the root of the
+    rational :math:`v_i^2/(q+\\varepsilon)`. mpmath approximates it, and the float64 answer
+    ``c`` is accepted only when the exact squares of the midpoints between ``c`` and its two
+    neighbours bracket that rational. Slow: meant for tests and the chapter *LayerNorm in
+    floating point*.
+
+    Examples
+    --------
+    >>> exact_core([1, 2, 3], eps=1/3)
+    array([-1.,  0.,  1.])
+    >>> u = exact_core([2, 4, 6, 8], eps=0)
+    >>> u.round(6)
+    array([-1.341641, -0.447214,  0.447214,  1.341641])
+    >>> float(u[3]) == float.fromhex("0x1.5775c544ff263p+0")  # 3/sqrt(5), rounded once
+    True
+    """
+    arr = _checks.records(z)
+    eps = _checks.eps_value(eps)
+    if dps is None:
+        dps = _DEFAULT_DPS
+    if isinstance(dps, bool) or not isinstance(dps, (int, np.integer)) or dps < 1:
+        raise ValueError(f"dps must be a positive integer; got dps = {dps!r}")
+    # bits = digits log2(10), with a margin
+    prec = int(dps * 3.33) + 8
+    rows = arr.reshape(-1, arr.shape[-1])
+    out = np.empty_like(rows)
+    for k, row in enumerate(rows):
+        try:
+            out[k] = _exact_record(row, Fraction(eps), prec)
+        except ValueError as exc:
+            where = np.unravel_index(k, arr.shape[:-1]) if arr.ndim > 1 else ()
+            suffix = f" (record {tuple(int(i) for i in where)})" if where else ""
+            raise ValueError(f"{exc}{suffix}") from None
+    return out.reshape(arr.shape)
+
+
+def ulp_error(
+    computed: ArrayLike, exact: ArrayLike, *, dtype: DTypeLike = np.float64
+) -> np.ndarray:
+    """Normwise error of every record, in ulps of the exact result's largest component.
+
+    Parameters
+    ----------
+    computed : (d,) or (..., d) array_like
+        A computed core (or any result), records along the last axis.
+    exact : (d,) or (..., d) array_like
+        The correctly rounded result (from :func:`exact_core`), same shape.
+    dtype : floating dtype, optional
+        The format whose ulp is the unit: float64 (default), or float32 / float16 to measure
+        a low-precision computation in its own ulps.
+
+    Returns
+    -------
+    (...) ndarray
+        ``max_i |computed_i - exact_i| / ulp(max_i |exact_i|)`` for every record, shape
+        ``exact.shape[:-1]``.
+
+    Raises
+    ------
+    ValueError
+        If the shapes differ, an entry is NaN or infinite, or ``dtype`` is not a float type.
+
+    Notes
+    -----
+    .. math:: \\mathrm{err} = \\frac{\\max_i \\lvert \\hat u_i - u_i \\rvert}
+        {\\operatorname{ulp}(\\max_i \\lvert u_i \\rvert)}
+
+    ``ulp(x)`` is ``np.spacing`` of ``x`` rounded to ``dtype``: the gap to the next number
+    of that format. The error is normwise, so a tiny component is not judged by its own
+    (tiny) ulp; a computation that rounds each component once scores at most 1/2. A record
+    whose exact result is all zeros is measured in units of the smallest subnormal. See the
+    chapter *LayerNorm in floating point*.
+
+    Examples
+    --------
+    >>> exact = [-1.0, 0.0, 1.0]
+    >>> float(ulp_error([-1.0, 2**-60, 1.0 + 2**-52], exact))
+    1.0
+    >>> ulp_error([[0.5, 0.25], [3.0, 2.0]], [[0.5, 0.25 + 2**-54], [3.0, 2.0]]).tolist()
+    [0.5, 0.0]
+    >>> float(ulp_error([1.0 + 2**-23], [1.0], dtype=np.float32))
+    1.0
+    """
+    c = _checks.records(computed, "computed")
+    e = _checks.records(exact, "exact")
+    if c.shape != e.shape:
+        raise ValueError(f"computed has shape {c.shape} but exact has shape {e.shape}")
+    try:
+        unit_type = np.dtype(dtype)
+    except TypeError as exc:
+        raise ValueError(f"dtype must be a floating type; got {dtype!r}") from exc
+    if unit_type.kind != "f":
+        raise ValueError(f"dtype must be a floating type; got {unit_type}")
+    # ulp(max_i |u_i|), in the format of dtype
+    unit = np.spacing(np.abs(e).max(axis=-1).astype(unit_type)).astype(np.float64)
+    # err = max_i |c_i - u_i| / ulp
+    return np.abs(c - e).max(axis=-1) / unit
+
+
+def offset_errors(
+    offsets: ArrayLike,
+    core_fn: Callable[..., np.ndarray] = core,
+    *,
+    spread: float = 1.0,
+    d: int = 32,
+    n: int = 4,
+    eps: float = EPS,
+    seed: int = 0,
+) -> np.ndarray:
+    """Worst error of a core, in ulps, on records whose mean is ``offset`` spreads away from 0.
+
+    Parameters
+    ----------
+    offsets : (m,) array_like
+        Ratios :math:`|\\mu|/\\sigma`, each positive.
+    core_fn : callable, optional
+        ``core_fn(z, eps=eps)`` returning the core of records ``z`` (default
+        :func:`lnbook.core`).
+    spread : float, optional
+        The spread :math:`\\sigma > 0` of the records' features.
+    d, n : int, optional
+        Features per record and records per offset.
+    eps : float, optional
+        Stabilizer passed to ``core_fn`` and to :func:`exact_core`.
+    seed : int, optional
+        Seed of the standard normal draw, shared by every offset.
+
+    Returns
+    -------
+    (m,) ndarray
+        For each offset, the largest :func:`ulp_error` over the ``n`` records.
+
+    Raises
+    ------
+    ValueError
+        If an offset or ``spread`` is not positive and finite, or ``d`` or ``n`` is below 1.
+
+    Notes
+    -----
+    The records are :math:`z = \\sigma\\,(r \\mathbf 1 + x)` rounded to float64, with
+    :math:`x` one fixed standard normal draw of shape ``(n, d)`` and :math:`r` the offset.
+    Each computed core is compared with the exact core *of the rounded record*, so the
+    rounding of the input is not counted against the layer. See the chapter *LayerNorm in
+    floating point*.
+
+    Examples
+    --------
+    >>> offset_errors([1.0, 1e6], d=8, n=2).tolist()
+    [1.0, 1.0]
+    """
+    r = _checks.records(offsets, "offsets")
+    if r.ndim != 1 or (r <= 0).any():
+        raise ValueError(f"offsets must be a vector of positive ratios; got {offsets!r}")
+    spread = float(spread)
+    if not (np.isfinite(spread) and spread > 0):
+        raise ValueError(f"spread must be positive and finite; got spread = {spread!r}")
+    if int(d) < 1 or int(n) < 1:
+        raise ValueError(f"d and n must be at least 1; got d = {d!r}, n = {n!r}")
+    x = np.random.default_rng(seed).standard_normal((int(n), int(d)))
+    worst = np.empty(r.size)
+    for k, ratio in enumerate(r):
+        # z = sigma (r 1 + x), rounded to float64 by the arithmetic
+        z = spread * (ratio + x)
+        worst[k] = ulp_error(core_fn(z, eps=eps), exact_core(z, eps=eps)).max()
+    return worst

@@ -1,0 +1,386 @@
+"""The frameworks' conventions: closed forms, hand examples, and the real frameworks as peers.
+
+Peer tests run against PyTorch in float64 wherever it is installed (CI installs it) and
+against Flax, Keras and TensorFlow only where those are installed; otherwise they skip with
+the reason.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+import lnbook
+from conftest import torch_or_skip
+from lnbook import CONVENTIONS, convention_layer_norm, layer_norm_variant
+
+RNG_SEED = 20240607
+
+
+def records(seed: int = RNG_SEED, shape=(3, 5, 16), scale: float = 1.0, offset: float = 0.0):
+    return offset + scale * np.random.default_rng(seed).normal(size=shape)
+
+
+# --- the table ---------------------------------------------------------------------------
+
+
+def test_table_values():
+    """The table holds each framework's documented default."""
+    expected = {
+        "pytorch": (1e-5, 0, True, True, False),
+        "flax": (1e-6, 0, True, True, True),
+        "keras": (1e-3, 0, True, True, False),
+        "bert": (1e-12, 0, True, True, False),
+        "annotated": (1e-6, 1, False, True, False),
+        "rmsnorm": (np.finfo(np.float64).eps, 0, True, False, False),
+    }
+    assert set(CONVENTIONS) == set(expected)
+    for key, (eps, ddof, inside, center, fast) in expected.items():
+        c = CONVENTIONS[key]
+        assert (c.eps, c.ddof, c.eps_inside, c.center, c.fast_variance) == (
+            eps, ddof, inside, center, fast), key
+        assert c.options() == dict(eps=eps, ddof=ddof, eps_inside=inside, center=center,
+                                   fast_variance=fast)
+        assert c.label and c.params and c.source
+
+
+def test_pytorch_convention_is_the_book_layer_bit_for_bit():
+    """PyTorch's convention with eps = 1e-5 is lnbook.layer_norm, to the last bit."""
+    z = records()
+    d = z.shape[-1]
+    rng = np.random.default_rng(1)
+    gamma, beta = rng.normal(size=d), rng.normal(size=d)
+    assert CONVENTIONS["pytorch"].eps == lnbook.EPS
+    assert np.array_equal(convention_layer_norm(z, "pytorch", gamma, beta),
+                          lnbook.layer_norm(z, gamma, beta))
+    assert np.array_equal(layer_norm_variant(z, eps=0.3), lnbook.core(z, eps=0.3))
+
+
+def test_rmsnorm_convention_is_rms_norm_bit_for_bit():
+    """Without centering the layer is RMSNorm: z / sqrt(mean(z^2) + eps)."""
+    z = records(offset=2.0)
+    assert np.array_equal(convention_layer_norm(z, "rmsnorm", eps=1e-5), lnbook.rms_norm(z))
+    assert np.allclose(layer_norm_variant(z, eps=0.0, center=False),
+                       z / np.sqrt((z**2).mean(axis=-1, keepdims=True)), rtol=1e-15, atol=0)
+    assert np.allclose(convention_layer_norm(z, "rmsnorm"), lnbook.rms_norm(z, eps=0),
+                       rtol=1e-14, atol=0)
+
+
+# --- hand examples -----------------------------------------------------------------------
+
+
+def test_hand_example_annotated_transformer():
+    """(1,2,3,4): unbiased std sqrt(5/3); eps = 0 gives (z - 2.5)/sqrt(5/3)."""
+    y = layer_norm_variant([1.0, 2.0, 3.0, 4.0], eps=0, ddof=1, eps_inside=False)
+    assert np.allclose(y, np.array([-1.5, -0.5, 0.5, 1.5]) / math.sqrt(5 / 3), rtol=1e-15)
+    assert np.allclose(y, [-1.161895, -0.387298, 0.387298, 1.161895], atol=5e-7)
+
+
+def test_hand_example_eps_outside_vs_inside():
+    """(1,2,3), eps = 1/3: inside v / sqrt(2/3 + 1/3) = (-1,0,1); outside v / (sqrt(2/3) + 1/3)."""
+    v = np.array([-1.0, 0.0, 1.0])
+    assert np.allclose(layer_norm_variant([1, 2, 3], eps=1 / 3), v, rtol=0, atol=1e-15)
+    outside = layer_norm_variant([1, 2, 3], eps=1 / 3, eps_inside=False)
+    assert np.allclose(outside, v / (math.sqrt(2 / 3) + 1 / 3), rtol=1e-15, atol=0)
+
+
+def test_hand_example_rmsnorm():
+    """RMSNorm of (2,4,6,8): RMS sqrt(30), output ≈ (0.3651, 0.7303, 1.0954, 1.4606)."""
+    y = convention_layer_norm([2.0, 4.0, 6.0, 8.0], "rmsnorm", eps=0)
+    assert np.allclose(y, np.array([2, 4, 6, 8]) / math.sqrt(30), rtol=1e-15)
+    assert np.allclose(y, [0.3651, 0.7303, 1.0954, 1.4606], atol=5e-5)
+
+
+def test_hand_example_keras_eps_is_not_negligible_for_small_records():
+    """(1,2,3,4)/100: q = 1.25e-4; Keras's eps = 1e-3 shrinks the core by sqrt(q/(q+eps)) = 1/3."""
+    z = np.array([1.0, 2.0, 3.0, 4.0]) / 100
+    y = convention_layer_norm(z, "keras")
+    assert np.allclose(y, lnbook.core(z, eps=0) / 3, rtol=1e-14)
+
+
+def test_constant_record_maps_to_beta_in_every_convention_with_eps():
+    """A constant record has v = 0: every centered convention returns beta; RMSNorm does not."""
+    beta = np.array([1.0, -1.0, 2.0])
+    for key in ("pytorch", "flax", "keras", "bert", "annotated"):
+        assert np.array_equal(convention_layer_norm([5.0, 5.0, 5.0], key, beta=beta), beta), key
+    assert np.allclose(convention_layer_norm([5.0, 5.0, 5.0], "rmsnorm"), 1.0, rtol=1e-15)
+
+
+# --- closed forms ------------------------------------------------------------------------
+
+
+def test_unbiased_divisor_is_a_constant_factor():
+    """With eps = 0, dividing by the unbiased std multiplies the core by sqrt((d-1)/d)."""
+    rng = np.random.default_rng(3)
+    for d in (2, 3, 4, 7, 64, 512):
+        z = rng.normal(size=(5, d)) * 3 + 1
+        y = layer_norm_variant(z, eps=0, ddof=1)
+        assert np.allclose(y, math.sqrt((d - 1) / d) * lnbook.core(z, eps=0), rtol=1e-13)
+        # the same with eps outside the root: eps = 0 makes the placement irrelevant
+        assert np.allclose(layer_norm_variant(z, eps=0, ddof=1, eps_inside=False), y, rtol=1e-14)
+
+
+def test_gain_rescaling_ports_weights_between_divisors():
+    """gamma · sqrt(d/(d-1)) under the d-1 convention reproduces gamma under d (eps = 0)."""
+    rng = np.random.default_rng(4)
+    d = 6
+    z, gamma, beta = rng.normal(size=(4, d)), rng.normal(size=d), rng.normal(size=d)
+    ported = layer_norm_variant(z, gamma * math.sqrt(d / (d - 1)), beta, eps=0, ddof=1)
+    assert np.allclose(ported, lnbook.layer_norm(z, gamma, beta, eps=0), rtol=1e-13, atol=1e-14)
+
+
+def test_eps_placement_closed_forms_under_scaling():
+    """For a z: inside gives a v/sqrt(a^2 q + eps), outside a v/(a sqrt(q) + eps)."""
+    z = np.array([1.0, 2.0, 3.0, 4.0])
+    v, q = z - 2.5, 1.25
+    for a in 10.0 ** np.arange(-8, 3):
+        inside = layer_norm_variant(a * z, eps=1e-5)
+        outside = layer_norm_variant(a * z, eps=1e-5, eps_inside=False)
+        assert np.allclose(inside, a * v / np.sqrt(a * a * q + 1e-5), rtol=1e-12)
+        assert np.allclose(outside, a * v / (a * math.sqrt(q) + 1e-5), rtol=1e-12)
+
+
+def test_eps_outside_slope_at_a_constant_record_is_one_over_eps():
+    """Outside the root the Jacobian at a constant record is P/eps, not P/sqrt(eps)."""
+    eps = 1e-2
+    z = np.full(4, 3.0)
+    J_out = lnbook.central_difference_jacobian(
+        lambda x: layer_norm_variant(x, eps=eps, eps_inside=False), z, h=1e-7)
+    J_in = lnbook.central_difference_jacobian(lambda x: layer_norm_variant(x, eps=eps), z, h=1e-7)
+    P = lnbook.centering_matrix(4)
+    assert np.allclose(J_out, P / eps, rtol=1e-5, atol=1e-6)
+    assert np.allclose(J_in, P / math.sqrt(eps), rtol=1e-5, atol=1e-6)
+
+
+def test_fast_variance_is_the_literal_one_pass_formula():
+    """Flax's fast variance is max(0, E[z^2] - E[z]^2), and the output divides by its root."""
+    for offset in (0.0, 1e3, 1e6, 1e8):
+        z = records(shape=(6, 8), offset=offset)
+        mu = z.mean(axis=-1, keepdims=True)
+        var = np.maximum(0.0, (z * z).mean(axis=-1, keepdims=True) - mu * mu)
+        expected = (z - mu) / np.sqrt(var + 1e-6)
+        assert np.array_equal(convention_layer_norm(z, "flax"), expected)
+
+
+def test_fast_variance_agrees_on_centered_data_and_fails_on_offset_data():
+    """Near mean 0 the one-pass variance is accurate; at offset 1e8 it is garbage (and clipped).
+
+    lnbook's two-pass core keeps shift invariance; the fast variance loses it.
+    """
+    z = records(shape=(50, 16))
+    assert np.allclose(convention_layer_norm(z, "flax"), lnbook.core(z, eps=1e-6), rtol=1e-12)
+    shifted = z + 1e8
+    fast = convention_layer_norm(shifted, "flax")
+    two_pass = lnbook.core(shifted, eps=1e-6)
+    assert np.allclose(two_pass, lnbook.core(z, eps=1e-6), rtol=1e-6, atol=1e-6)
+    assert np.abs(fast - two_pass).max() > 0.1
+    # at offset 1e9 some record's one-pass variance goes negative and is clipped to 0:
+    # the output is then v / sqrt(eps), a thousand times too large
+    huge = z + 1e9
+    mu = huge.mean(axis=-1, keepdims=True)
+    raw = (huge * huge).mean(axis=-1, keepdims=True) - mu * mu
+    assert (raw < 0).any()
+    assert np.abs(convention_layer_norm(huge, "flax")).max() > 100
+
+
+def test_rmsnorm_equals_layernorm_core_on_centered_records():
+    """On a record with mean 0 the mean square is q, so RMSNorm and the core coincide."""
+    z = records(shape=(10, 8))
+    centered = z - z.mean(axis=-1, keepdims=True)
+    assert np.allclose(lnbook.rms_norm(centered), lnbook.core(centered), rtol=1e-13, atol=1e-15)
+    # in general the mean square is q + mu^2
+    mu, q = lnbook.stats(z)
+    ms = (z**2).mean(axis=-1)
+    assert np.allclose(ms, q + mu**2, rtol=1e-13)
+
+
+def test_affine_parameters_apply_after_the_core():
+    """y = gamma ⊙ core + beta in every convention; beta=None is bias=False."""
+    z = records(shape=(2, 5))
+    gamma, beta = np.arange(1.0, 6.0), np.linspace(-1, 1, 5)
+    for key in CONVENTIONS:
+        u = convention_layer_norm(z, key)
+        assert np.allclose(convention_layer_norm(z, key, gamma, beta), gamma * u + beta,
+                           rtol=1e-15, atol=1e-15), key
+        assert np.array_equal(convention_layer_norm(z, key, gamma), gamma * u), key
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    z=arrays(np.float64, st.integers(2, 12),
+             elements=st.floats(-1e3, 1e3, allow_nan=False, allow_infinity=False)),
+    c=st.floats(-1e3, 1e3),
+    key=st.sampled_from(["pytorch", "keras", "bert", "annotated"]),
+)
+def test_centered_conventions_are_shift_invariant(z, c, key):
+    """Every two-pass centered convention is invariant under z -> z + c 1 (up to rounding)."""
+    spread = np.ptp(z)
+    if spread < 1e-3:
+        return
+    y0 = convention_layer_norm(z, key, eps=1e-3)
+    y1 = convention_layer_norm(z + c, key, eps=1e-3)
+    # the rounding of z + c moves entries by up to ulp(|z| + |c|), relative to the spread
+    tol = 64 * np.finfo(float).eps * (np.abs(z).max() + abs(c) + 1) / spread * math.sqrt(z.size)
+    assert np.allclose(y0, y1, rtol=0, atol=tol)
+
+
+# --- bad input ---------------------------------------------------------------------------
+
+
+def test_bad_input_raises():
+    """Invalid arguments raise ValueError naming the problem."""
+    with pytest.raises(ValueError, match="ddof must be a non-negative integer"):
+        layer_norm_variant([1.0, 2.0], eps=1e-5, ddof=-1)
+    with pytest.raises(ValueError, match="ddof must be a non-negative integer"):
+        layer_norm_variant([1.0, 2.0], eps=1e-5, ddof=0.5)
+    with pytest.raises(ValueError, match="leaves no degrees of freedom for d = 1"):
+        layer_norm_variant([1.0], eps=1e-5, ddof=1)
+    with pytest.raises(ValueError, match="denominator is 0"):
+        layer_norm_variant([2.0, 2.0], eps=0)
+    with pytest.raises(ValueError, match="denominator is 0"):
+        layer_norm_variant([2.0, 2.0], eps=0, ddof=1, eps_inside=False)
+    with pytest.raises(ValueError, match="denominator is 0"):
+        layer_norm_variant([0.0, 0.0], eps=0, center=False)
+    with pytest.raises(ValueError, match="eps must be non-negative"):
+        layer_norm_variant([1.0, 2.0], eps=-1.0)
+    with pytest.raises(ValueError, match=r"gamma must have shape \(2,\)"):
+        layer_norm_variant([1.0, 2.0], [1.0, 2.0, 3.0], eps=1e-5)
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        layer_norm_variant([1.0, np.nan], eps=1e-5)
+    with pytest.raises(ValueError, match="unknown convention 'jax'"):
+        convention_layer_norm([1.0, 2.0], "jax")
+    with pytest.raises(ValueError, match="overflows"):
+        layer_norm_variant([1e300, -1e300], eps=1e-5, fast_variance=True)
+
+
+def test_eps_is_keyword_only_and_required():
+    """Every framework has its own eps, so the general function insists on one."""
+    with pytest.raises(TypeError):
+        layer_norm_variant([1.0, 2.0])  # type: ignore[call-arg]
+
+
+# --- peers: PyTorch (float64) ------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def torch():
+    return torch_or_skip()
+
+
+def test_peer_torch_functional_layer_norm(torch):
+    """torch.nn.functional.layer_norm in float64 agrees with the PyTorch convention."""
+    z = records(shape=(4, 7, 32), scale=3.0, offset=1.0)
+    rng = np.random.default_rng(5)
+    gamma, beta = rng.normal(size=32), rng.normal(size=32)
+    for eps in (1e-5, 1e-2, 0.0):
+        ours = layer_norm_variant(z, gamma, beta, eps=eps)
+        theirs = torch.nn.functional.layer_norm(
+            torch.from_numpy(z), (32,), torch.from_numpy(gamma), torch.from_numpy(beta), eps
+        ).numpy()
+        np.testing.assert_allclose(ours, theirs, rtol=1e-13, atol=1e-13)
+
+
+def test_peer_torch_module_options(torch):
+    """nn.LayerNorm: default, bias=False, elementwise_affine=False: parameter counts, outputs."""
+    d = 16
+    z = records(shape=(3, d))
+    t = torch.from_numpy(z)
+    full = torch.nn.LayerNorm(d, dtype=torch.float64)
+    no_bias = torch.nn.LayerNorm(d, bias=False, dtype=torch.float64)
+    plain = torch.nn.LayerNorm(d, elementwise_affine=False, dtype=torch.float64)
+    assert [sum(p.numel() for p in m.parameters()) for m in (full, no_bias, plain)] == [2 * d, d, 0]
+    assert full.eps == CONVENTIONS["pytorch"].eps
+    gamma = np.random.default_rng(6).normal(size=d)
+    with torch.no_grad():
+        no_bias.weight.copy_(torch.from_numpy(gamma))
+        np.testing.assert_allclose(convention_layer_norm(z, "pytorch", gamma),
+                                   no_bias(t).numpy(), rtol=1e-13, atol=1e-13)
+        np.testing.assert_allclose(convention_layer_norm(z, "pytorch"), plain(t).numpy(),
+                                   rtol=1e-13, atol=1e-13)
+
+
+def test_peer_torch_rms_norm(torch):
+    """torch.nn.functional.rms_norm (default eps: machine epsilon) agrees with RMSNorm."""
+    if not hasattr(torch.nn.functional, "rms_norm"):
+        pytest.skip("this PyTorch has no torch.nn.functional.rms_norm (added in 2.4)")
+    z = records(shape=(5, 24), offset=0.5)
+    gamma = np.random.default_rng(7).normal(size=24)
+    theirs = torch.nn.functional.rms_norm(torch.from_numpy(z), (24,), torch.from_numpy(gamma))
+    np.testing.assert_allclose(convention_layer_norm(z, "rmsnorm", gamma), theirs.numpy(),
+                               rtol=1e-13, atol=1e-13)
+    module = torch.nn.RMSNorm(24, dtype=torch.float64)
+    assert module.eps is None  # None means the dtype's machine epsilon
+    np.testing.assert_allclose(convention_layer_norm(z, "rmsnorm"), module(torch.from_numpy(z))
+                               .detach().numpy(), rtol=1e-13, atol=1e-13)
+
+
+def test_peer_torch_annotated_transformer(torch):
+    """The Annotated Transformer's formula, a_2 (x - mean) / (x.std(-1) + eps) + b_2, in torch."""
+    z = records(shape=(6, 10), scale=1e-3)
+    rng = np.random.default_rng(8)
+    a_2, b_2 = rng.normal(size=10), rng.normal(size=10)
+    x = torch.from_numpy(z)
+    mean = x.mean(-1, keepdim=True)
+    std = x.std(-1, keepdim=True)
+    theirs = torch.from_numpy(a_2) * (x - mean) / (std + 1e-6) + torch.from_numpy(b_2)
+    np.testing.assert_allclose(convention_layer_norm(z, "annotated", a_2, b_2), theirs.numpy(),
+                               rtol=1e-12, atol=1e-13)
+
+
+def test_peer_torch_one_pass_variance(torch):
+    """Flax's one-pass formula written in torch float64: the same numbers near mean 0, and
+    the same collapse at offset 1e7, whatever the order of the sums."""
+    for offset, tol in ((0.0, 1e-12), (1e7, None)):
+        z = records(shape=(8, 16), offset=offset)
+        x = torch.from_numpy(z)
+        mu = x.mean(-1, keepdim=True)
+        var = torch.clamp((x * x).mean(-1, keepdim=True) - mu * mu, min=0.0)
+        theirs = ((x - mu) * torch.rsqrt(var + 1e-6)).numpy()
+        ours = convention_layer_norm(z, "flax")
+        if tol is not None:
+            np.testing.assert_allclose(ours, theirs, rtol=tol, atol=tol)
+        else:
+            # the cancellation amplifies each library's own rounding: both are far from the
+            # two-pass answer, and from each other
+            exact = lnbook.core(z, eps=1e-6)
+            assert np.abs(ours - exact).max() > 1e-3 and np.abs(theirs - exact).max() > 1e-3
+
+
+# --- peers: Flax, Keras, TensorFlow (float32; skipped where not installed) ---------------
+
+
+def test_peer_flax_layer_norm():
+    """flax.linen.LayerNorm (eps 1e-6, fast variance) agrees in float32."""
+    nn = pytest.importorskip("flax.linen", reason="Flax is not installed; peer test skipped")
+    jax = pytest.importorskip("jax")
+    layer = nn.LayerNorm()
+    assert layer.epsilon == CONVENTIONS["flax"].eps and layer.use_fast_variance
+    z = records(shape=(4, 32)).astype(np.float32)
+    variables = layer.init(jax.random.PRNGKey(0), z)
+    theirs = np.asarray(layer.apply(variables, z), dtype=np.float64)
+    np.testing.assert_allclose(convention_layer_norm(z, "flax"), theirs, rtol=1e-5, atol=1e-5)
+
+
+def test_peer_keras_layer_normalization():
+    """keras.layers.LayerNormalization (eps 1e-3) agrees in float32."""
+    keras = pytest.importorskip("keras", reason="Keras is not installed; peer test skipped")
+    layer = keras.layers.LayerNormalization()
+    assert layer.epsilon == CONVENTIONS["keras"].eps
+    z = records(shape=(4, 32)).astype(np.float32)
+    theirs = np.asarray(layer(z), dtype=np.float64)
+    np.testing.assert_allclose(convention_layer_norm(z, "keras"), theirs, rtol=1e-5, atol=1e-5)
+
+
+def test_peer_tensorflow_tf1_recipe():
+    """TF1's layer_norm recipe (nn.moments, batch_normalization, eps 1e-12) in float64."""
+    tf = pytest.importorskip("tensorflow", reason="TensorFlow is not installed; peer test skipped")
+    z = records(shape=(4, 32))
+    x = tf.constant(z)
+    mean, variance = tf.nn.moments(x, [1], keepdims=True)
+    theirs = tf.nn.batch_normalization(x, mean, variance, None, None, 1e-12).numpy()
+    np.testing.assert_allclose(convention_layer_norm(z, "bert"), theirs, rtol=1e-12, atol=1e-12)
