@@ -15,6 +15,19 @@ from nbclient import NotebookClient
 BOOK = pathlib.Path(__file__).resolve().parent.parent / "book"
 
 
+def merge_streams(outputs: list) -> list:
+    """Join consecutive stream outputs of one name: how a kernel splits them depends on timing."""
+    merged = []
+    for out in outputs:
+        last = merged[-1] if merged else None
+        if out.output_type == "stream" and last is not None and last.output_type == "stream" \
+                and last.name == out.name:
+            last.text += out.text
+        else:
+            merged.append(out)
+    return merged
+
+
 def execute(path: pathlib.Path) -> None:
     nb = nbformat.read(path, as_version=4)
     client = NotebookClient(
@@ -25,6 +38,9 @@ def execute(path: pathlib.Path) -> None:
         resources={"metadata": {"path": str(path.parent)}},
     )
     client.execute()
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs = merge_streams(cell.outputs)
     nbformat.write(nb, path)
 
 
