@@ -7,17 +7,34 @@ offending value or shape; none uses ``assert`` (stripped by ``python -O``).
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 
+def real_array(x: ArrayLike, name: str) -> np.ndarray:
+    """Return ``x`` as a C-contiguous float64 array of finite numbers (integers or floats).
+
+    Booleans, strings, complex numbers and objects are refused rather than converted. The
+    array is made C-contiguous so that every sum along the last axis is numpy's pairwise one.
+    """
+    try:
+        raw = np.asarray(x)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a real array of numbers; got {x!r}") from exc
+    if raw.dtype.kind not in "iuf":
+        raise ValueError(
+            f"{name} must be a real array of numbers (integer or float); got dtype {raw.dtype}"
+        )
+    arr = np.asarray(raw, dtype=np.float64, order="C")
+    finite(arr, name)
+    return arr
+
+
 def records(z: ArrayLike, name: str = "z") -> np.ndarray:
     """Return ``z`` as a float64 array of records along the last axis."""
-    try:
-        arr = np.asarray(z, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be a real array of numbers; got {z!r}") from exc
+    arr = real_array(z, name)
     if arr.ndim == 0:
         raise ValueError(
             f"{name} must have shape (d,) or (..., d) with the features on the last axis; "
@@ -25,7 +42,6 @@ def records(z: ArrayLike, name: str = "z") -> np.ndarray:
         )
     if arr.shape[-1] == 0:
         raise ValueError(f"{name} has an empty feature axis: shape {arr.shape} has d = 0")
-    finite(arr, name)
     return arr
 
 
@@ -42,10 +58,9 @@ def finite(arr: np.ndarray, name: str) -> None:
 
 def eps_value(eps: float) -> float:
     """Return ``eps`` as a float, refusing negative, NaN and infinite values."""
-    try:
-        value = float(eps)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"eps must be a real number; got {eps!r}") from exc
+    if isinstance(eps, bool) or not isinstance(eps, numbers.Real):
+        raise ValueError(f"eps must be a real number; got {eps!r}")
+    value = float(eps)
     if not math.isfinite(value):
         raise ValueError(f"eps must be finite; got eps = {value!r}")
     if value < 0:
@@ -57,19 +72,17 @@ def parameter(p: ArrayLike | None, d: int, name: str) -> np.ndarray | None:
     """Return a gain or bias as a float64 array of shape ``(d,)`` (or None)."""
     if p is None:
         return None
-    arr = np.asarray(p, dtype=np.float64)
+    arr = real_array(p, name)
     if arr.shape != (d,):
         raise ValueError(f"{name} must have shape ({d},) to match d = {d}; got shape {arr.shape}")
-    finite(arr, name)
     return arr
 
 
 def same_shape(g: ArrayLike, z: np.ndarray, name: str = "g") -> np.ndarray:
     """Return an upstream gradient as float64, requiring the shape of ``z``."""
-    arr = np.asarray(g, dtype=np.float64)
+    arr = real_array(g, name)
     if arr.shape != z.shape:
         raise ValueError(f"{name} must have the shape of z, {z.shape}; got shape {arr.shape}")
-    finite(arr, name)
     return arr
 
 
@@ -85,4 +98,13 @@ def weights(a: ArrayLike) -> np.ndarray:
     # n rounding errors of the entries, each at most one half-ulp of 1
     if abs(total - 1.0) > arr.size * np.finfo(np.float64).eps:
         raise ValueError(f"weights must sum to 1; got sum(a) = {total!r}")
+    return arr
+
+
+def finite_result(arr: np.ndarray, what: str) -> np.ndarray:
+    """Refuse a result that over- or underflowed float64 into inf or NaN, saying what did."""
+    if not np.isfinite(arr).all():
+        raise ValueError(
+            f"{what} is not finite in float64 (overflow or underflow); rescale the input"
+        )
     return arr

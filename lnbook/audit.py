@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import numbers
 from collections.abc import Callable
 
 import numpy as np
@@ -65,6 +67,9 @@ def record_audit(
     before, after = np.asarray(layer(z)), np.asarray(layer(changed))
     if before.shape != z.shape or after.shape != z.shape:
         raise ValueError(f"layer must keep the shape {z.shape}; got {before.shape}")
+    # a NaN would compare as "unchanged" below
+    _checks.finite_result(before, "the layer's output")
+    _checks.finite_result(after, "the layer's output")
     return np.abs(after - before).max(axis=-1)
 
 
@@ -130,8 +135,8 @@ def central_difference_jacobian(
     z = _checks.records(z)
     if z.ndim != 1:
         raise ValueError(f"z must be one record of shape (d,); got shape {z.shape}")
-    if not h > 0:
-        raise ValueError(f"h must be positive; got h = {h!r}")
+    if isinstance(h, bool) or not isinstance(h, numbers.Real) or not 0 < h < math.inf:
+        raise ValueError(f"h must be a positive, finite step; got h = {h!r}")
     steps = np.eye(z.size) * h
     # column j: (f(z + h e_j) - f(z - h e_j)) / 2h
     columns = [(np.asarray(f(z + e)) - np.asarray(f(z - e))) / (2 * h) for e in steps]

@@ -43,6 +43,8 @@ def centering_matrix(d: int) -> np.ndarray:
            [-0.5,  0.5]])
     """
     try:
+        if isinstance(d, bool):
+            raise TypeError
         d = operator.index(d)
     except TypeError as exc:
         raise ValueError(f"d must be a positive integer; got {d!r}") from exc

@@ -60,13 +60,14 @@ def jacobian(z: ArrayLike, *, eps: float = EPS, gamma: ArrayLike | None = None) 
     z, v, s = _state(z, eps)
     d = z.shape[-1]
     P = np.eye(d) - 1.0 / d
-    # J = P / s - v v^T / (d s^3)
-    J = P / s[..., None] - v[..., :, None] * v[..., None, :] / (d * s[..., None] ** 3)
+    # J = P / s - v v^T / (d s^3); a non-finite result is refused below
+    with np.errstate(all="ignore"):
+        J = P / s[..., None] - v[..., :, None] * v[..., None, :] / (d * s[..., None] ** 3)
     gamma = _checks.parameter(gamma, d, "gamma")
     if gamma is not None:
         # D(LN) = diag(gamma) J
         J = gamma[:, None] * J
-    return J
+    return _checks.finite_result(J, "the Jacobian")
 
 
 def jacobian_eigenvalues(z: ArrayLike, *, eps: float = EPS) -> tuple[np.ndarray, np.ndarray]:
@@ -101,7 +102,10 @@ def jacobian_eigenvalues(z: ArrayLike, *, eps: float = EPS) -> tuple[np.ndarray,
     _, _, s = _state(z, eps)
     s = s[..., 0]
     # lambda_v = eps / (q + eps)^{3/2},  lambda_w = (q + eps)^{-1/2}
-    return eps / s**3, 1.0 / s
+    with np.errstate(all="ignore"):
+        radial, tangential = eps / s**3, 1.0 / s
+    return (_checks.finite_result(radial, "the radial eigenvalue"),
+            _checks.finite_result(tangential, "the tangential eigenvalue"))
 
 
 def input_grad(
@@ -185,5 +189,8 @@ def param_grads(z: ArrayLike, g: ArrayLike, *, eps: float = EPS) -> tuple[np.nda
     z, v, s = _state(z, eps)
     g = _checks.same_shape(g, z)
     lead = tuple(range(z.ndim - 1))
-    # dl/dgamma = sum g ⊙ u,  dl/dbeta = sum g
-    return (g * (v / s)).sum(axis=lead), g.sum(axis=lead)
+    # dl/dgamma = sum g ⊙ u,  dl/dbeta = sum g (an overflow is refused below)
+    with np.errstate(over="ignore"):
+        dgamma, dbeta = (g * (v / s)).sum(axis=lead), g.sum(axis=lead)
+    return (_checks.finite_result(dgamma, "the gain gradient"),
+            _checks.finite_result(dbeta, "the bias gradient"))

@@ -52,8 +52,8 @@ def _stabilized(q: np.ndarray, eps: float, lead: tuple[int, ...], start: int = 0
         index = tuple(int(i) for i in np.unravel_index(start + zero[0], lead)) if lead else ()
         where = f" (record {index})" if index else ""
         raise ValueError(
-            f"eps = 0 with a constant record{where}: its variance is 0, so the core 0/0 is "
-            "undefined; use eps > 0"
+            f"eps = 0 with a constant record{where}: its variance is 0 (or underflows float64), "
+            "so the core 0/0 is undefined; use eps > 0"
         )
     return s2
 

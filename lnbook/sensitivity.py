@@ -105,7 +105,7 @@ def lipschitz_bound(*, eps: float = EPS, gamma: ArrayLike | None = None) -> floa
             raise ValueError(f"gamma must have shape (d,); got shape {gamma.shape}")
         scale = float(np.abs(gamma).max())
     # L = max|gamma_i| eps^{-1/2}
-    return scale / float(np.sqrt(eps))
+    return float(_checks.finite_result(np.float64(scale) / np.sqrt(eps), "the Lipschitz bound"))
 
 
 def amplification(z: ArrayLike, h: ArrayLike, *, eps: float = EPS) -> np.ndarray:
@@ -139,13 +139,15 @@ def amplification(z: ArrayLike, h: ArrayLike, *, eps: float = EPS) -> np.ndarray
     return np.linalg.norm(core(z + h, eps=eps) - core(z, eps=eps), axis=-1) / norm_h
 
 
-def _family_denominator(t: ArrayLike, eps: float) -> tuple[np.ndarray, np.ndarray]:
+def _family_denominator(t: ArrayLike, eps: float) -> tuple[np.ndarray, np.ndarray, float]:
+    """Return ``(t, 2 t^2 / 3 + eps, eps)`` for the family ``(-t, 0, t)``, validated."""
     eps = _checks.eps_value(eps)
     t = _checks.records(np.atleast_1d(t), "t")
-    s2 = 2 * t**2 / 3 + eps
+    with np.errstate(over="ignore"):
+        s2 = _checks.finite_result(2 * t**2 / 3 + eps, "the variance 2 t^2 / 3 of (-t, 0, t)")
     if (s2 == 0).any():
         raise ValueError("eps = 0 at t = 0: the record (0, 0, 0) is constant; use eps > 0")
-    return t, s2
+    return t, s2, eps
 
 
 def response(t: ArrayLike, *, eps: float = EPS) -> np.ndarray:
@@ -176,7 +178,7 @@ def response(t: ArrayLike, *, eps: float = EPS) -> np.ndarray:
     >>> response([0.0, 1.0], eps=1/3)
     array([0., 1.])
     """
-    t, s2 = _family_denominator(t, eps)
+    t, s2, _ = _family_denominator(t, eps)
     # h(t) = t / sqrt(2 t^2 / 3 + eps)
     return t / np.sqrt(s2)
 
@@ -205,7 +207,6 @@ def response_slope(t: ArrayLike, *, eps: float = EPS) -> np.ndarray:
     >>> response_slope([0.0], eps=0.01)
     array([10.])
     """
-    t, s2 = _family_denominator(t, eps)
-    eps = float(eps)
+    _, s2, eps = _family_denominator(t, eps)
     # h'(t) = eps / (2 t^2 / 3 + eps)^{3/2}
     return eps / s2**1.5

@@ -53,7 +53,9 @@ def rms_norm(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
     z = _checks.records(z)
     eps = _checks.eps_value(eps)
     # r^2 = (1/d) |z|^2 + eps
-    r2 = np.square(z).mean(axis=-1, keepdims=True) + eps
+    with np.errstate(over="ignore"):
+        r2 = _checks.finite_result(np.square(z).mean(axis=-1, keepdims=True) + eps,
+                                   "the mean square of a record")
     if (r2 == 0).any():
         raise ValueError("eps = 0 with an all-zero record: its RMS is 0; use eps > 0")
     return z / np.sqrt(r2)
@@ -91,7 +93,8 @@ def batch_norm(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
         raise ValueError(f"z must be a batch of shape (B, d); got shape {z.shape}")
     mu = z.mean(axis=0)
     # q_j = (1/B) sum_b (z_bj - mu_j)^2, per feature j
-    q = ((z - mu) ** 2).mean(axis=0)
+    with np.errstate(over="ignore"):
+        q = _checks.finite_result(((z - mu) ** 2).mean(axis=0), "the variance of a feature")
     if (q + eps == 0).any():
         raise ValueError(
             f"eps = 0 with a constant feature column (batch size {z.shape[0]}): 0/0; use eps > 0"

@@ -89,6 +89,7 @@ def test_centering_matches_core_numerator(z):
     [
         (lambda: lnbook.centering_matrix(0), r"d must be a positive integer; got d = 0"),
         (lambda: lnbook.centering_matrix(2.5), r"d must be a positive integer; got 2\.5"),
+        (lambda: lnbook.centering_matrix(True), r"d must be a positive integer; got True"),
         (lambda: lnbook.weighted_centering_matrix([1.5, -0.5]), r"non-negative; got a\[1\] = -0\.5"),
         (lambda: lnbook.weighted_centering_matrix([0.5, 0.6]), r"sum to 1; got sum\(a\) = 1\.1"),
         (lambda: lnbook.weighted_centering_matrix([[0.5, 0.5]]), r"shape \(n,\)"),

@@ -162,6 +162,10 @@ def test_param_grads_sum_over_records_and_finite_differences():
         (lambda: lnbook.input_grad([1, 2], [1, np.nan]), r"g contains NaN"),
         (lambda: lnbook.param_grads([[1, 2]], [1, 2]), r"g must have the shape of z, \(1, 2\)"),
         (lambda: lnbook.jacobian_eigenvalues(np.zeros((0,))), r"empty feature axis"),
+        (lambda: lnbook.jacobian([0.0, 0.0], eps=1e-320), r"the Jacobian is not finite"),
+        (lambda: lnbook.jacobian_eigenvalues([0.0, 0.0], eps=5e-324), r"eigenvalue is not finite"),
+        (lambda: lnbook.param_grads([[0, 1], [1, 0]], [[1e308, 0], [1e308, 0]]), r"bias gradient"),
+        (lambda: lnbook.jacobian([1, 2], gamma=[1 + 1j, 2]), r"gamma must be a real array"),
     ],
 )
 def test_bad_input_raises(call, message):
