@@ -104,8 +104,10 @@ def lipschitz_bound(*, eps: float = EPS, gamma: ArrayLike | None = None) -> floa
         if gamma.ndim != 1:
             raise ValueError(f"gamma must have shape (d,); got shape {gamma.shape}")
         scale = float(np.abs(gamma).max())
-    # L = max|gamma_i| eps^{-1/2}
-    return float(_checks.finite_result(np.float64(scale) / np.sqrt(eps), "the Lipschitz bound"))
+    # L = max|gamma_i| eps^{-1/2} (an overflow is refused below)
+    with np.errstate(over="ignore"):
+        bound = np.float64(scale) / np.sqrt(eps)
+    return float(_checks.finite_result(bound, "the Lipschitz bound"))
 
 
 def amplification(z: ArrayLike, h: ArrayLike, *, eps: float = EPS) -> np.ndarray:
