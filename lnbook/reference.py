@@ -9,7 +9,7 @@ floating point*. mpmath is imported inside the functions, so ``import lnbook`` n
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from fractions import Fraction
 
 import numpy as np

@@ -11,7 +11,6 @@ from __future__ import annotations
 import importlib.metadata
 import pathlib
 import re
-import sys
 
 import nbformat
 import pytest
@@ -57,12 +56,14 @@ def test_requirements_pin_the_page_versions(name):
 
 
 def test_python_version():
-    """The page's Python (major.minor) is the running one and the one every chapter ran on."""
-    here = f"{sys.version_info.major}.{sys.version_info.minor}"
-    assert versions_table()["Python"] == here, (versions_table()["Python"], here)
+    """The page's Python (major.minor) is the one every chapter's stored outputs ran on.
+
+    (The tests themselves may run on any Python that pyproject's requires-python admits.)
+    """
+    page = versions_table()["Python"]
     for path in sorted((ROOT / "book").glob("*.ipynb")):
         stored = nbformat.read(path, as_version=4).metadata["language_info"]["version"]
-        assert ".".join(stored.split(".")[:2]) == here, f"{path.name} was executed by {stored}"
+        assert ".".join(stored.split(".")[:2]) == page, f"{path.name} was executed by {stored}"
 
 
 def test_named_files_exist():
