@@ -70,6 +70,16 @@ def best_of(fs: dict, repeat: int = 7, min_time: float = 0.05) -> dict:
     return best
 
 
+def race(out: dict, fs: dict, repeat: int) -> dict:
+    """Time lnbook against torch (when ``fs`` has it) and record the ratio against the target."""
+    best = best_of(fs, repeat=repeat)
+    out.update(best)
+    if "torch" in fs:
+        out["ratio"] = best["lnbook"] / best["torch"]
+        out["pass"] = out["ratio"] <= out["target"]
+    return out
+
+
 def fmt_time(t: float | None) -> str:
     if t is None:
         return "–"
@@ -137,12 +147,7 @@ def bench_layer_norm(torch) -> dict:
         fs["torch"] = lambda: torch.nn.functional.layer_norm(t, (1024,), g, b, 1e-5)
         diff = np.abs(fs["lnbook"]() - fs["torch"]().numpy()).max()
         out["max |difference|"] = float(diff)
-    best = best_of(fs, repeat=15)
-    out.update(best)
-    if torch is not None:
-        out["ratio"] = best["lnbook"] / best["torch"]
-        out["pass"] = out["ratio"] <= out["target"]
-    return out
+    return race(out, fs, repeat=15)
 
 
 OPENBLAS_VARIABLES = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
@@ -212,12 +217,7 @@ def bench_jacobian(torch) -> dict:
         batched = torch.func.vmap(torch.func.jacrev(one))
         fs["torch"] = lambda: batched(t)
         out["max |difference|"] = float(np.abs(fs["lnbook"]() - fs["torch"]().numpy()).max())
-    best = best_of(fs, repeat=9)
-    out.update(best)
-    if torch is not None:
-        out["ratio"] = best["lnbook"] / best["torch"]
-        out["pass"] = out["ratio"] <= out["target"]
-    return out
+    return race(out, fs, repeat=9)
 
 
 RATIOS = (1.0, 1e3, 1e6, 1e9)  # |mu| / sigma

@@ -39,8 +39,7 @@ def _moments(
     # q = (1/d) sum_i v_i^2 (an overflow is refused just below)
     with np.errstate(over="ignore"):
         q = np.square(v).mean(axis=-1, keepdims=True)
-    if not np.isfinite(q).all():
-        raise ValueError("the variance of a record overflows float64; rescale z first")
+    _checks.finite_result(q, "the variance of a record")
     return mu0 + delta, v, q
 
 

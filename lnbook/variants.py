@@ -260,8 +260,7 @@ def layer_norm_variant(
             v = _moments(z)[1] if center else z.copy()
             # s^2 = |v|^2 / (d - ddof)
             s2 = np.square(v).sum(axis=-1, keepdims=True) / (d - ddof)
-    if not np.isfinite(s2).all():
-        raise ValueError("the variance of a record overflows float64; rescale z first")
+    _checks.finite_result(s2, "the variance of a record")
     if eps_inside:
         # denominator sqrt(s^2 + eps)
         denominator = np.sqrt(s2 + eps)
