@@ -1,13 +1,21 @@
 """lnbook: layer normalization, computed the way the book explains it.
 
 Every array function takes records ``(d,)`` or ``(..., d)`` with the normalized axis last,
-takes ``eps`` as a keyword (default ``1e-5``) and returns float64. Figures live in
+takes ``eps`` as a keyword (default ``1e-5``) and returns float64; a gain ``gamma`` (then a
+bias ``beta``) comes right after the data arguments. All of them rest on one private kernel
+(``lnbook._kernel``) and validate their arguments at one boundary (``lnbook._checks``). Figures live in
 :mod:`lnbook.plotting`, the only module that imports matplotlib.
 """
 
-from .audit import central_difference_jacobian, record_audit, wrong_axis_layer_norm
+from .audit import record_audit
 from .centering import centering_matrix, weighted_centering_matrix
-from .derivatives import input_grad, jacobian, jacobian_eigenvalues, param_grads
+from .derivatives import (
+    central_difference_jacobian,
+    input_grad,
+    jacobian,
+    jacobian_eigenvalues,
+    param_grads,
+)
 from .normalize import EPS, core, layer_norm, normalized_variance, stats
 from .reference import exact_core, offset_errors, ulp_error
 from .sensitivity import amplification, lipschitz_bound, operator_norm, response, response_slope
@@ -18,6 +26,7 @@ from .variants import (
     convention_layer_norm,
     layer_norm_variant,
     rms_norm,
+    wrong_axis_layer_norm,
 )
 
 __all__ = [

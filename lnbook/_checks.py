@@ -16,9 +16,21 @@ from numpy.typing import ArrayLike
 def real_array(x: ArrayLike, name: str) -> np.ndarray:
     """Return ``x`` as a C-contiguous float64 array of finite numbers (integers or floats).
 
-    Booleans, strings, complex numbers and objects are refused rather than converted. The
-    array is made C-contiguous so that every sum along the last axis is numpy's pairwise one.
+    Booleans, strings, complex numbers and objects are refused rather than converted; so are
+    masked arrays (their mask would be dropped), integers beyond 2**53 and long doubles that
+    float64 cannot hold exactly (they would be rounded). The array is made C-contiguous so
+    that every sum along the last axis is numpy's pairwise one.
     """
+    return as_float64(x, name)[0]
+
+
+def as_float64(x: ArrayLike, name: str) -> tuple[np.ndarray, np.dtype]:
+    """:func:`real_array`, also returning the input's dtype (float64 for integers)."""
+    if isinstance(x, np.ma.MaskedArray):
+        raise TypeError(
+            f"{name} is a masked array (np.ma): lnbook would silently drop its mask; pass "
+            f"{name}.filled(value) or {name}.compressed() to say what the masked entries mean"
+        )
     try:
         raw = np.asarray(x)
     except (TypeError, ValueError) as exc:
@@ -27,9 +39,28 @@ def real_array(x: ArrayLike, name: str) -> np.ndarray:
         raise ValueError(
             f"{name} must be a real array of numbers (integer or float); got dtype {raw.dtype}"
         )
+    if raw.dtype.kind in "iu" and raw.size and raw.dtype.itemsize > 4:
+        # float64 holds every integer up to 2^53 exactly, and rounds some beyond
+        big = np.flatnonzero((raw > 2**53).ravel() | (raw < -(2**53)).ravel())
+        if big.size:
+            i = tuple(int(j) for j in np.unravel_index(big[0], raw.shape))
+            raise ValueError(
+                f"{name} holds integers beyond 2**53 that float64 would round: "
+                f"{name}[{', '.join(map(str, i))}] = {int(raw[i])}; lnbook computes in float64"
+            )
     arr = np.asarray(raw, dtype=np.float64, order="C")
+    if raw.dtype.kind == "f" and raw.dtype.itemsize > 8:
+        # a long double is taken only when float64 holds it exactly
+        with np.errstate(invalid="ignore"):
+            inexact = (arr.astype(raw.dtype) != raw) & np.isfinite(raw)
+        if inexact.any():
+            i = tuple(int(j) for j in np.argwhere(inexact)[0])
+            raise ValueError(
+                f"{name} holds {raw.dtype} values that float64 cannot represent exactly: "
+                f"{name}[{', '.join(map(str, i))}] = {raw[i]!r}; lnbook computes in float64"
+            )
     finite(arr, name)
-    return arr
+    return arr, (raw.dtype if raw.dtype.kind == "f" else np.dtype(np.float64))
 
 
 def records(z: ArrayLike, name: str = "z") -> np.ndarray:
@@ -87,18 +118,38 @@ def same_shape(g: ArrayLike, z: np.ndarray, name: str = "g") -> np.ndarray:
 
 
 def weights(a: ArrayLike) -> np.ndarray:
-    """Return centering weights: a 1-d, non-negative float64 vector summing to 1."""
-    arr = records(a, "a")
-    if arr.ndim != 1:
-        raise ValueError(f"a must be a vector of shape (n,); got shape {arr.shape}")
+    """Return centering weights: a 1-d, non-negative float64 vector summing to 1.
+
+    "Sums to 1" is judged in the input's own precision: ``d`` rounding errors of the entries,
+    each at most an ulp of 1 in that format (float32 weights that sum to 1 in float32 pass).
+    """
+    arr, dtype = as_float64(a, "a")
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"a must be a non-empty vector of shape (d,); got shape {arr.shape}")
     if (arr < 0).any():
         i = int(np.argmax(arr < 0))
         raise ValueError(f"weights must be non-negative; got a[{i}] = {float(arr[i])!r}")
     total = math.fsum(arr)
-    # n rounding errors of the entries, each at most one half-ulp of 1
-    if abs(total - 1.0) > arr.size * np.finfo(np.float64).eps:
+    # d rounding errors of the entries, each at most one ulp of 1 in the input's format
+    if abs(total - 1.0) > arr.size * float(np.finfo(dtype).eps):
         raise ValueError(f"weights must sum to 1; got sum(a) = {total!r}")
     return arr
+
+
+def option(value: object, name: str) -> bool:
+    """Return a yes/no option, refusing anything but a bool (``'False'`` is truthy)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False; got {value!r}")
+    return bool(value)
+
+
+def count(value: object, name: str, minimum: int = 1) -> int:
+    """Return a whole number ``>= minimum``, refusing floats, strings and booleans."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer; got {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be at least {minimum}; got {name} = {value}")
+    return int(value)
 
 
 def finite_result(arr: np.ndarray, what: str) -> np.ndarray:

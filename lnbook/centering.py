@@ -34,7 +34,7 @@ def centering_matrix(d: int) -> np.ndarray:
     -----
     .. math:: P = I - \\tfrac1d \\mathbf 1 \\mathbf 1^\\top
 
-    See the chapter *Shift invariance*.
+    See :ref:`ch-shift`.
 
     Examples
     --------
@@ -59,12 +59,13 @@ def weighted_centering_matrix(a: ArrayLike) -> np.ndarray:
 
     Parameters
     ----------
-    a : (n,) array_like
-        Weights, non-negative and summing to 1 (within rounding).
+    a : (d,) array_like
+        Weights, non-negative and summing to 1 within the rounding of their own format
+        (float32 weights are judged in float32 ulps).
 
     Returns
     -------
-    P_a : (n, n) ndarray
+    P_a : (d, d) ndarray
         ``P_a x = x - (a^T x) 1``: idempotent, kernel ``span{1}``, range ``ker a^T``; an
         oblique projection unless all weights are equal.
 
@@ -78,8 +79,8 @@ def weighted_centering_matrix(a: ArrayLike) -> np.ndarray:
     .. math:: P_a = I - \\mathbf 1 a^\\top, \\qquad
               \\operatorname{diag}(a)\\, P_a = P_a^\\top \\operatorname{diag}(a)
 
-    It is the residual map of the weighted least-squares fit of one constant. See the
-    chapter *Weighted centering*.
+    It is the residual map of the weighted least-squares fit of one constant. See
+    :ref:`ch-weighted`.
 
     Examples
     --------

@@ -1,35 +1,67 @@
-"""Derivatives of the layer: the input Jacobian and the gradients backpropagation needs."""
+"""Derivatives of the layer: the input Jacobian, the gradients backpropagation needs, and the
+central-difference witness that checks them."""
 
 from __future__ import annotations
+
+import math
+import numbers
+import os
+from collections.abc import Callable
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from . import _checks
-from .normalize import EPS, _moments, _stabilized
+from . import _checks, _kernel
 
-__all__ = ["jacobian", "jacobian_eigenvalues", "input_grad", "param_grads"]
+__all__ = [
+    "jacobian",
+    "jacobian_eigenvalues",
+    "input_grad",
+    "param_grads",
+    "central_difference_jacobian",
+]
+
+EPS = _kernel.EPS
+
+# jacobian refuses a result with more entries than this (16 GiB of float64), or more bytes
+# than the machine has free, before allocating it
+_MAX_ENTRIES = 2**31
 
 
-def _state(z: ArrayLike, eps: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Return ``(z, v, s)`` with ``s = sqrt(q + eps)`` keeping the feature axis."""
-    eps = _checks.eps_value(eps)
-    z = _checks.records(z)
-    _, v, q = _moments(z)
-    return z, v, np.sqrt(_stabilized(q, eps, z.shape[:-1]))
+def _free_bytes() -> int | None:
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):  # not a POSIX system
+        return None
 
 
-def jacobian(z: ArrayLike, *, eps: float = EPS, gamma: ArrayLike | None = None) -> np.ndarray:
+def _check_size(lead: tuple[int, ...], d: int) -> None:
+    """Refuse a (..., d, d) result that would not fit, saying how big it is."""
+    entries = math.prod(lead) * d * d
+    size = entries * 8
+    free = _free_bytes()
+    if entries > _MAX_ENTRIES or (free is not None and size > free):
+        room = f"{free / 2**30:.1f} GiB free" if free is not None else "memory unknown"
+        raise ValueError(
+            f"the Jacobian of {math.prod(lead)} records with d = {d} has {entries} entries "
+            f"({size / 2**30:.1f} GiB of float64; limit 2**31 entries, {room}): compute it "
+            "for fewer records at a time, or use input_grad for products with J"
+        )
+
+
+def jacobian(
+    z: ArrayLike, gamma: ArrayLike | None = None, *, eps: float = EPS
+) -> np.ndarray:
     """Input Jacobian of the core (or of the full output when ``gamma`` is given).
 
     Parameters
     ----------
     z : (d,) or (..., d) array_like
         Records along the last axis.
-    eps : float, optional
-        Stabilizer.
     gamma : (d,) array_like, optional
         Gain. When given, returns ``diag(gamma) @ J``; the bias never enters.
+    eps : float, optional
+        Stabilizer.
 
     Returns
     -------
@@ -39,35 +71,71 @@ def jacobian(z: ArrayLike, *, eps: float = EPS, gamma: ArrayLike | None = None) 
     Raises
     ------
     ValueError
-        As for :func:`lnbook.core`, or if ``gamma`` is not of shape ``(d,)``.
+        As for :func:`lnbook.core`; if ``gamma`` is not of shape ``(d,)``; if the result
+        would have more than 2**31 entries or not fit in free memory (said before
+        allocating); if an entry overflows float64.
 
     Notes
     -----
-    .. math:: J = Du_\\varepsilon(z) = \\frac{P}{\\sqrt{q+\\varepsilon}}
-              - \\frac{v v^\\top}{d\\,(q+\\varepsilon)^{3/2}}
+    With :math:`s = \\sqrt{q+\\varepsilon}`, :math:`u = v/s` and
+    :math:`\\hat v = v/\\lVert v\\rVert_2`,
 
-    ``J`` is symmetric and ``J 1 = 0``. See the chapter *The Jacobian*.
+    .. math:: J = Du_\\varepsilon(z) = \\frac{P}{s} - \\frac{v v^\\top}{d\\,s^3}
+              = \\frac{P - \\hat v \\hat v^\\top}{s} + \\frac{\\varepsilon}{s^3}\\,
+              \\hat v \\hat v^\\top ,
+
+    since :math:`\\lVert v\\rVert_2^2 = dq` and :math:`1/s - q/s^3 = \\varepsilon/s^3`.
+    ``J`` is symmetric and ``J 1 = 0``. For ``d = 2`` the first term vanishes
+    (:math:`P = \\hat v \\hat v^\\top`), so ``J = (eps/s^3) P`` is computed as such: the
+    radial eigenvalue keeps its few-ulp relative accuracy even when ``eps`` is far below
+    ``q`` (subtracting the two terms of the first form would cancel). For ``d >= 3`` the
+    entries are within a few ulps of ``1/s``; a float64 matrix cannot carry a radial
+    eigenvalue below about ``1e-16 / s`` more accurately than that (use
+    :func:`jacobian_eigenvalues`). See :ref:`ch-jacobian`.
 
     Examples
     --------
     >>> jacobian([-1, 1], eps=3) * 16
     array([[ 3., -3.],
            [-3.,  3.]])
-    >>> jacobian([-1, 1], eps=3, gamma=[0, 2]) * 8 + 0.0  # + 0.0 turns -0. into 0.
+    >>> jacobian([-1, 1], [0, 2], eps=3) * 8 + 0.0  # + 0.0 turns -0. into 0.
     array([[ 0.,  0.],
            [-3.,  3.]])
     """
-    z, v, s = _state(z, eps)
+    eps = _checks.eps_value(eps)
+    z = _checks.records(z)
     d = z.shape[-1]
-    P = np.eye(d) - 1.0 / d
-    # J = P / s - v v^T / (d s^3); a non-finite result is refused below
-    with np.errstate(all="ignore"):
-        J = P / s[..., None] - v[..., :, None] * v[..., None, :] / (d * s[..., None] ** 3)
     gamma = _checks.parameter(gamma, d, "gamma")
-    if gamma is not None:
-        # D(LN) = diag(gamma) J
-        J = gamma[:, None] * J
-    return _checks.finite_result(J, "the Jacobian")
+    _check_size(z.shape[:-1], d)
+    u, s = _kernel.core_parts(z, eps)
+    n = u.size // d
+    u, s = u.reshape(n, d), s.reshape(n, 1)
+    g = np.ones(d) if gamma is None else gamma
+    J = np.empty((n, d, d))
+    with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
+        if d == 1:
+            J.fill(0.0)
+        elif d == 2:
+            # J = lambda_rad P, P = [[1, -1], [-1, 1]] / 2, lambda_rad = eps / s^3
+            half = _kernel.radial(s, eps) / 2
+            np.multiply(half[:, :, None], g[:, None] * np.array([[1.0, -1.0], [-1.0, 1.0]]),
+                        out=J)
+        else:
+            # J_ij = delta_ij / s - 1 / (d s) - u_i u_j / (d s) = delta_ij / s - c - a_i a_j,
+            # with a = u / sqrt(d s) (so a_i a_j = a_j a_i: J is symmetric bit for bit)
+            # and c = 1 / (d s)
+            inv_s = 1.0 / s
+            a = u * np.sqrt(inv_s / d)
+            np.multiply(-(g * a)[:, :, None], a[:, None, :], out=J)
+            J -= (g * (inv_s / d))[:, :, None]
+            # D(LN) = diag(gamma) J
+            J.reshape(n, d * d)[:, :: d + 1] += g * inv_s
+    # |J_ij| <= 3 max|gamma| / s: check the entries only when that could overflow
+    with np.errstate(over="ignore", divide="ignore"):
+        bound = np.abs(g).max() * 3.0 / s.min()
+    if not bound < 1e300:
+        _checks.finite_result(J, "the Jacobian")
+    return J.reshape(z.shape + (d,))
 
 
 def jacobian_eigenvalues(z: ArrayLike, *, eps: float = EPS) -> tuple[np.ndarray, np.ndarray]:
@@ -87,11 +155,18 @@ def jacobian_eigenvalues(z: ArrayLike, *, eps: float = EPS) -> tuple[np.ndarray,
     tangential : (...) ndarray
         ``(q + eps)**-0.5``, the eigenvalue on every ``w`` orthogonal to ``1`` and ``v``.
 
+    Raises
+    ------
+    ValueError
+        As for :func:`lnbook.core`, or if an eigenvalue overflows float64.
+
     Notes
     -----
     The third eigenvalue is 0, on :math:`\\mathbf 1`. For ``d = 2`` and ``v != 0`` the
     tangential eigenspace is empty; at a constant input both formulas give
-    :math:`\\varepsilon^{-1/2}`. See the chapter *Epsilon*.
+    :math:`\\varepsilon^{-1/2}`. The radial one is accurate to a few ulps relative: where
+    :math:`s^3` would overflow or underflow it is computed as :math:`((\\varepsilon/s)/s)/s`.
+    See :ref:`ch-epsilon`.
 
     Examples
     --------
@@ -99,17 +174,23 @@ def jacobian_eigenvalues(z: ArrayLike, *, eps: float = EPS) -> tuple[np.ndarray,
     [0.375, 0.5]
     """
     eps = _checks.eps_value(eps)
-    _, _, s = _state(z, eps)
+    z = _checks.records(z)
+    _, s = _kernel.core_parts(z, eps)
     s = s[..., 0]
-    # lambda_v = eps / (q + eps)^{3/2},  lambda_w = (q + eps)^{-1/2}
-    with np.errstate(all="ignore"):
-        radial, tangential = eps / s**3, 1.0 / s
+    # lambda_rad = eps / (q + eps)^{3/2},  lambda_tan = (q + eps)^{-1/2}
+    with np.errstate(over="ignore", divide="ignore"):
+        radial, tangential = _kernel.radial(s, eps), 1.0 / s
     return (_checks.finite_result(radial, "the radial eigenvalue"),
             _checks.finite_result(tangential, "the tangential eigenvalue"))
 
 
+def _exponent(x: np.ndarray) -> int:
+    """e with max|x| = m 2^e, m in [1/2, 1) (0 for an all-zero x)."""
+    return int(np.frexp(np.abs(x).max())[1]) if x.size else 0
+
+
 def input_grad(
-    z: ArrayLike, g: ArrayLike, *, eps: float = EPS, gamma: ArrayLike | None = None
+    z: ArrayLike, g: ArrayLike, gamma: ArrayLike | None = None, *, eps: float = EPS
 ) -> np.ndarray:
     """Gradient with respect to the input, ``dl/dz``, without forming the Jacobian.
 
@@ -119,15 +200,21 @@ def input_grad(
         Records along the last axis.
     g : array_like, shape of ``z``
         Upstream gradient ``dl/dy``.
-    eps : float, optional
-        Stabilizer.
     gamma : (d,) array_like, optional
         Gain of the full output (omitted: all ones).
+    eps : float, optional
+        Stabilizer.
 
     Returns
     -------
     (..., d) ndarray
         ``J^T (gamma ⊙ g)`` for every record.
+
+    Raises
+    ------
+    ValueError
+        As for :func:`lnbook.core`; if ``g`` does not have the shape of ``z`` or ``gamma``
+        is not ``(d,)``; if the gradient itself overflows float64.
 
     Notes
     -----
@@ -137,20 +224,41 @@ def input_grad(
               = \\frac{1}{s}\\Big(\\tilde g - \\overline{\\tilde g}\\,\\mathbf 1
               - u\\, \\overline{u \\odot \\tilde g}\\Big), \\quad s = \\sqrt{q+\\varepsilon},
 
-    where a bar is the mean over features. See the chapter *The Jacobian*.
+    where a bar is the mean over features. For ``d = 2``, :math:`J = (\\varepsilon/s^3) P`,
+    and the gradient is computed in that form (no cancellation when
+    :math:`\\tilde g \\parallel v`). ``g`` and ``gamma`` are scaled by powers of two
+    first (exact; ``J`` is linear in them), so a product :math:`\\gamma \\odot g` beyond the
+    float64 range does not overflow unless the gradient does. See :ref:`ch-jacobian`.
 
     Examples
     --------
     >>> input_grad([-1, 1], [0, 1], eps=3)
     array([-0.1875,  0.1875])
     """
-    z, v, s = _state(z, eps)
+    eps = _checks.eps_value(eps)
+    z = _checks.records(z)
     g = _checks.same_shape(g, z)
-    gamma = _checks.parameter(gamma, z.shape[-1], "gamma")
-    gt = g if gamma is None else gamma * g
-    u = v / s
-    # dl/dz = (gt - mean(gt) 1 - u mean(u ⊙ gt)) / s
-    return (gt - gt.mean(axis=-1, keepdims=True) - u * (u * gt).mean(axis=-1, keepdims=True)) / s
+    d = z.shape[-1]
+    gamma = _checks.parameter(gamma, d, "gamma")
+    u, s = _kernel.core_parts(z, eps)
+    # g~ = gamma ⊙ g, each factor first scaled into [1/2, 1) by a power of two
+    e = _exponent(g)
+    gt = np.ldexp(g, -e)
+    if gamma is not None:
+        e_gamma = _exponent(gamma)
+        e += e_gamma
+        with np.errstate(under="ignore"):
+            gt *= np.ldexp(gamma, -e_gamma)
+    with np.errstate(under="ignore", over="ignore"):
+        centered = gt - gt.mean(axis=-1, keepdims=True)
+        if d == 2:
+            # dl/dz = lambda_rad P g~
+            grad = _kernel.radial(s, eps) * centered
+        else:
+            # dl/dz = (g~ - mean(g~) 1 - u mean(u ⊙ g~)) / s
+            grad = (centered - u * (u * gt).mean(axis=-1, keepdims=True)) / s
+        grad = np.ldexp(grad, e)
+    return _checks.finite_result(grad, "the input gradient")
 
 
 def param_grads(z: ArrayLike, g: ArrayLike, *, eps: float = EPS) -> tuple[np.ndarray, np.ndarray]:
@@ -173,12 +281,18 @@ def param_grads(z: ArrayLike, g: ArrayLike, *, eps: float = EPS) -> tuple[np.nda
         ``sum over records of g``: a parameter shared by many records accumulates their
         gradients.
 
+    Raises
+    ------
+    ValueError
+        As for :func:`lnbook.core`, if ``g`` does not have the shape of ``z``, or if a sum
+        overflows float64.
+
     Notes
     -----
-    .. math:: \\frac{\\partial \\ell}{\\partial \\gamma_i} = g_i u_i, \\qquad
-              \\frac{\\partial \\ell}{\\partial \\beta_i} = g_i
+    .. math:: \\frac{\\partial \\ell}{\\partial \\gamma_i} = \\sum_{\\text{records}} g_i u_i,
+              \\qquad \\frac{\\partial \\ell}{\\partial \\beta_i} = \\sum_{\\text{records}} g_i
 
-    Neither depends on ``gamma`` or ``beta``. See the chapters *Gain* and *Bias*.
+    Neither depends on ``gamma`` or ``beta``. See :ref:`ch-gain` and :ref:`ch-bias`.
 
     Examples
     --------
@@ -186,11 +300,55 @@ def param_grads(z: ArrayLike, g: ArrayLike, *, eps: float = EPS) -> tuple[np.nda
     >>> dgamma, dbeta
     (array([ 0.5,  0. , -1. ]), array([1., 0., 1.]))
     """
-    z, v, s = _state(z, eps)
+    eps = _checks.eps_value(eps)
+    z = _checks.records(z)
     g = _checks.same_shape(g, z)
+    u, _ = _kernel.core_parts(z, eps)
     lead = tuple(range(z.ndim - 1))
     # dl/dgamma = sum g ⊙ u,  dl/dbeta = sum g (an overflow is refused below)
-    with np.errstate(over="ignore"):
-        dgamma, dbeta = (g * (v / s)).sum(axis=lead), g.sum(axis=lead)
+    with np.errstate(over="ignore", invalid="ignore"):
+        dgamma, dbeta = (g * u).sum(axis=lead), g.sum(axis=lead)
     return (_checks.finite_result(dgamma, "the gain gradient"),
             _checks.finite_result(dbeta, "the bias gradient"))
+
+
+def central_difference_jacobian(
+    f: Callable[[np.ndarray], np.ndarray], z: ArrayLike, *, h: float = 1e-6
+) -> np.ndarray:
+    """Jacobian of ``f`` at a record ``z`` by central differences: the closed forms' witness.
+
+    Parameters
+    ----------
+    f : callable
+        Maps a ``(d,)`` record to an ``(m,)`` vector.
+    z : (d,) array_like
+        The point.
+    h : float, optional
+        Step (the book's :math:`\\tau`); the error is ``O(h^2)`` plus rounding
+        ``O(rho / h)``.
+
+    Returns
+    -------
+    (m, d) ndarray
+        Column ``j`` is ``(f(z + h e_j) - f(z - h e_j)) / (2 h)``.
+
+    Raises
+    ------
+    ValueError
+        If ``z`` is not one finite record or ``h`` is not a positive, finite step.
+
+    Examples
+    --------
+    >>> central_difference_jacobian(lambda x: x**2, [1.0, 2.0]).round(6)
+    array([[2., 0.],
+           [0., 4.]])
+    """
+    z = _checks.records(z)
+    if z.ndim != 1:
+        raise ValueError(f"z must be one record of shape (d,); got shape {z.shape}")
+    if isinstance(h, bool) or not isinstance(h, numbers.Real) or not 0 < h < math.inf:
+        raise ValueError(f"h must be a positive, finite step; got h = {h!r}")
+    steps = np.eye(z.size) * h
+    # column j: (f(z + h e_j) - f(z - h e_j)) / 2h
+    columns = [(np.asarray(f(z + e)) - np.asarray(f(z - e))) / (2 * h) for e in steps]
+    return np.stack(columns, axis=-1)

@@ -10,72 +10,11 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from . import _checks
+from . import _checks, _kernel
 
 __all__ = ["stats", "core", "layer_norm", "normalized_variance"]
 
-EPS = 1e-5
-
-
-# records per block in core and layer_norm: about 512 KiB of float64, so that the passes
-# over a block (two means, centring, squares, division, gain, bias) read from cache
-_BLOCK = 1 << 16
-
-
-def _moments(
-    z: np.ndarray, out: np.ndarray | None = None
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Return ``(mu, v, q)``, ``mu`` and ``q`` keeping the feature axis; ``v`` goes in ``out``.
-
-    The corrected two-pass algorithm: every sum is numpy's pairwise sum along the last axis,
-    so a record's statistics never depend on the other records.
-    """
-    # mu_0 = (1/d) sum_i z_i, then w = z - mu_0 (exact when the offset dominates: Sterbenz)
-    mu0 = z.mean(axis=-1, keepdims=True)
-    v = np.subtract(z, mu0, out=out)
-    # the rounding error of mu_0 is the mean of w; removing it recentres to a few ulps of v
-    delta = v.mean(axis=-1, keepdims=True)
-    v -= delta
-    # q = (1/d) sum_i v_i^2 (an overflow is refused just below)
-    with np.errstate(over="ignore"):
-        q = np.square(v).mean(axis=-1, keepdims=True)
-    _checks.finite_result(q, "the variance of a record")
-    return mu0 + delta, v, q
-
-
-def _stabilized(q: np.ndarray, eps: float, lead: tuple[int, ...], start: int = 0) -> np.ndarray:
-    """Return ``q + eps``, refusing records where it is zero (``start``: first row's index)."""
-    s2 = q + eps
-    zero = np.flatnonzero(s2 == 0)
-    if zero.size:
-        index = tuple(int(i) for i in np.unravel_index(start + zero[0], lead)) if lead else ()
-        where = f" (record {index})" if index else ""
-        raise ValueError(
-            f"eps = 0 with a constant record{where}: its variance is 0 (or underflows float64), "
-            "so the core 0/0 is undefined; use eps > 0"
-        )
-    return s2
-
-
-def _normalized(
-    z: np.ndarray, eps: float, gamma: np.ndarray | None = None, beta: np.ndarray | None = None
-) -> np.ndarray:
-    """``gamma ⊙ u_eps(z) + beta`` computed a block of records at a time, in place."""
-    d = z.shape[-1]
-    rows = z.reshape(-1, d)
-    y = np.empty(rows.shape)
-    step = max(1, _BLOCK // d)
-    for start in range(0, rows.shape[0], step):
-        block = slice(start, start + step)
-        _, v, q = _moments(rows[block], out=y[block])
-        # u = v / sqrt(q + eps)
-        v /= np.sqrt(_stabilized(q, eps, z.shape[:-1], start))
-        # y = gamma ⊙ u + beta
-        if gamma is not None:
-            v *= gamma
-        if beta is not None:
-            v += beta
-    return y.reshape(z.shape)
+EPS = _kernel.EPS
 
 
 def stats(z: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
@@ -96,7 +35,10 @@ def stats(z: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     Raises
     ------
     ValueError
-        If ``z`` is 0-d, has an empty feature axis, or contains NaN or infinite entries.
+        If ``z`` is 0-d, has an empty feature axis, contains NaN or infinite entries or
+        integers beyond 2**53, or if a variance exceeds the largest float64.
+    TypeError
+        If ``z`` is a masked array (``np.ma``): its mask would be dropped.
 
     Notes
     -----
@@ -108,8 +50,7 @@ def stats(z: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     when the offset dominates), so ``v`` is accurate to a few ulps of its own size even for
     :math:`|\\mu|/\\sqrt q` near :math:`10^9`. Every sum, the squares' included, is numpy's
     pairwise summation along the last axis, whose error grows like :math:`\\log d` rather
-    than :math:`d`. See the chapters *Records and conventions* and *LayerNorm in floating
-    point*.
+    than :math:`d`. See :ref:`ch-records` and :ref:`ch-floating-point`.
 
     Examples
     --------
@@ -119,11 +60,14 @@ def stats(z: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     >>> stats([[1, 2, 3], [5, 5, 5]])[1].tolist()
     [0.6666666666666666, 0.0]
     """
-    mu, _, q = _moments(_checks.records(z))
-    return mu[..., 0], q[..., 0]
+    mu, q = _kernel.statistics(_checks.records(z))
+    if not np.isfinite(q).all():
+        raise ValueError("the variance of a record exceeds the largest float64 (its spread "
+                         "is beyond 1e154); stats cannot return it, but core can normalize it")
+    return mu, q
 
 
-def core(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
+def core(z: ArrayLike, *, eps: float = EPS, threads: int | None = None) -> np.ndarray:
     """The normalized core of every record.
 
     Parameters
@@ -132,6 +76,9 @@ def core(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
         Records along the last axis.
     eps : float, optional
         Stabilizer added to the variance inside the square root; ``eps >= 0``.
+    threads : int, optional
+        Threads over independent blocks of records; ``None`` uses every CPU this process
+        may run on (``os.sched_getaffinity``). The result is bit-identical for any count.
 
     Returns
     -------
@@ -147,7 +94,10 @@ def core(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
     -----
     .. math:: u_\\varepsilon(z) = \\frac{z - \\mu \\mathbf 1}{\\sqrt{q + \\varepsilon}}
 
-    A constant record has ``v = 0`` and, for ``eps > 0``, core 0. See the chapter *Epsilon*.
+    A constant record has ``v = 0`` and, for ``eps > 0``, core 0. A record whose spread
+    is below about ``1e-154`` or above ``1e154`` is first scaled by a power of two (exact),
+    so that subnormal and overflowing squares never spoil the core. See :ref:`ch-epsilon`
+    and :ref:`ch-floating-point`.
 
     Examples
     --------
@@ -155,8 +105,13 @@ def core(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
     array([-1.,  0.,  1.])
     >>> core([7, 7, 7])
     array([0., 0., 0.])
+    >>> core([3e-162, 0, 0], eps=0).round(6)  # its squares would underflow
+    array([ 1.414214, -0.707107, -0.707107])
     """
-    return _normalized(_checks.records(z), _checks.eps_value(eps))
+    eps = _checks.eps_value(eps)
+    z = _checks.records(z)
+    threads = _checked_threads(threads)
+    return _kernel.standardize(z, eps, threads=threads)
 
 
 def layer_norm(
@@ -165,6 +120,7 @@ def layer_norm(
     beta: ArrayLike | None = None,
     *,
     eps: float = EPS,
+    threads: int | None = None,
 ) -> np.ndarray:
     """Layer normalization of every record: gain times core plus bias.
 
@@ -178,6 +134,8 @@ def layer_norm(
         Bias; omitted (``None``) means all zeros.
     eps : float, optional
         Stabilizer inside the square root.
+    threads : int, optional
+        Threads over independent blocks of records, as in :func:`core`.
 
     Returns
     -------
@@ -186,18 +144,19 @@ def layer_norm(
     Raises
     ------
     ValueError
-        If ``gamma`` or ``beta`` is not of shape ``(d,)``, or as for :func:`core`.
+        If ``gamma`` or ``beta`` is not of shape ``(d,)``, if the output overflows float64
+        (a gain or bias near the largest float), or as for :func:`core`.
 
     Notes
     -----
     .. math:: \\mathrm{LN}_\\varepsilon(z) = \\gamma \\odot u_\\varepsilon(z) + \\beta
 
-    Matches ``torch.nn.functional.layer_norm(z, (d,), gamma, beta, eps)``. See the chapters
-    *Gain* and *Bias*.
+    Matches ``torch.nn.functional.layer_norm(z, (d,), gamma, beta, eps)``. See
+    :ref:`ch-gain` and :ref:`ch-bias`.
 
     Examples
     --------
-    >>> layer_norm([1, 1, -2], gamma=[2, 0, -1], eps=2)
+    >>> layer_norm([1, 1, -2], [2, 0, -1], eps=2)
     array([1., 0., 1.])
     >>> layer_norm([3, 3, 3], beta=[1, -1, 2])
     array([ 1., -1.,  2.])
@@ -207,7 +166,12 @@ def layer_norm(
     d = z.shape[-1]
     gamma = _checks.parameter(gamma, d, "gamma")
     beta = _checks.parameter(beta, d, "beta")
-    return _normalized(z, eps, gamma, beta)
+    threads = _checked_threads(threads)
+    return _kernel.standardize(z, eps, gamma, beta, threads=threads)
+
+
+def _checked_threads(threads: int | None) -> int | None:
+    return None if threads is None else _checks.count(threads, "threads")
 
 
 def normalized_variance(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
@@ -230,7 +194,7 @@ def normalized_variance(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
     .. math:: \\frac1d \\sum_i u_i^2 = \\frac{q}{q + \\varepsilon}
 
     It tends to 1 when ``q / eps`` is large, is 1/2 at ``q = eps``, and tends to 0 as
-    ``q / eps`` shrinks. See the chapter *Epsilon*.
+    ``q / eps`` shrinks. See :ref:`ch-epsilon`.
 
     Examples
     --------
@@ -239,6 +203,5 @@ def normalized_variance(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
     """
     eps = _checks.eps_value(eps)
     z = _checks.records(z)
-    _, _, q = _moments(z)
     # q / (q + eps)
-    return (q / _stabilized(q, eps, z.shape[:-1]))[..., 0]
+    return _kernel.mean_square_ratio(z, eps)

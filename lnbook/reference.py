@@ -3,22 +3,25 @@
 The float64 inputs are exact rational numbers, and so are their mean, their centered parts
 and their variance: :func:`exact_core` computes those with ``fractions.Fraction``, takes
 the square root with mpmath, and certifies the rounding with exact rational comparisons. It
-is slow (pure Python, one record at a time) and meant for tests and the chapter *LayerNorm in
-floating point*. mpmath is imported inside the functions, so ``import lnbook`` never needs it.
+is slow (pure Python, one record at a time) and meant for tests and the chapter on floating
+point (``ch-floating-point``). mpmath is imported inside the functions, so ``import lnbook`` never needs it.
 """
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable
 from fractions import Fraction
 
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
-from . import _checks
-from .normalize import EPS, core
+from . import _checks, _kernel
+from .normalize import core
 
 __all__ = ["exact_core", "ulp_error", "offset_errors"]
+
+EPS = _kernel.EPS
 
 _DEFAULT_DPS = 30
 
@@ -56,20 +59,17 @@ def _rounded_sqrt(r: Fraction, prec: int) -> float:
         prec *= 2
 
 
-def _exact_record(z: np.ndarray, eps: Fraction, prec: int) -> np.ndarray:
+def _exact_record(z: np.ndarray, eps: Fraction, prec: int, center: bool) -> np.ndarray:
     x = [Fraction(float(t)) for t in z]
     d = len(x)
-    # mu = (1/d) sum_i z_i, exactly
-    mu = sum(x, Fraction(0)) / d
+    # mu = (1/d) sum_i z_i, exactly (0 without centering)
+    mu = sum(x, Fraction(0)) / d if center else Fraction(0)
     # v = z - mu 1, exactly
     v = [t - mu for t in x]
     # q + eps = (1/d) |v|^2 + eps, exactly
     s2 = sum((t * t for t in v), Fraction(0)) / d + eps
     if s2 == 0:
-        raise ValueError(
-            "eps = 0 with a constant record: its variance is 0, so the core 0/0 is undefined; "
-            "use eps > 0"
-        )
+        raise _kernel.zero_spread_error((), "record", center)
     u = np.zeros(d)
     for i, t in enumerate(v):
         if t != 0:
@@ -79,7 +79,9 @@ def _exact_record(z: np.ndarray, eps: Fraction, prec: int) -> np.ndarray:
     return u
 
 
-def exact_core(z: ArrayLike, *, eps: float = EPS, dps: int | None = None) -> np.ndarray:
+def exact_core(
+    z: ArrayLike, *, eps: float = EPS, dps: int | None = None, center: bool = True
+) -> np.ndarray:
     """The core of every record, correctly rounded from the exact value.
 
     Parameters
@@ -92,6 +94,9 @@ def exact_core(z: ArrayLike, *, eps: float = EPS, dps: int | None = None) -> np.
     dps : int, optional
         Decimal digits of mpmath's working precision for the square roots (default 30). The
         rounding is certified whatever ``dps`` is; too few digits only cost retries.
+    center : bool, optional
+        ``False`` gives RMSNorm's exact core instead (no mean subtracted: ``mu = 0``),
+        the reference for :func:`lnbook.rms_norm`.
 
     Returns
     -------
@@ -103,6 +108,8 @@ def exact_core(z: ArrayLike, *, eps: float = EPS, dps: int | None = None) -> np.
     ValueError
         If ``eps < 0``, if ``eps == 0`` and a record is constant, if ``dps`` is not a
         positive integer, or if ``z`` is invalid (see :func:`lnbook.stats`).
+    TypeError
+        If ``center`` is not a bool.
 
     Notes
     -----
@@ -113,8 +120,7 @@ def exact_core(z: ArrayLike, *, eps: float = EPS, dps: int | None = None) -> np.
     exactly with ``fractions.Fraction``; the only irrational step is the root of the
     rational :math:`v_i^2/(q+\\varepsilon)`. mpmath approximates it, and the float64 answer
     ``c`` is accepted only when the exact squares of the midpoints between ``c`` and its two
-    neighbours bracket that rational. Slow: meant for tests and the chapter *LayerNorm in
-    floating point*.
+    neighbours bracket that rational. Slow: meant for tests and :ref:`ch-floating-point`.
 
     Examples
     --------
@@ -125,20 +131,28 @@ def exact_core(z: ArrayLike, *, eps: float = EPS, dps: int | None = None) -> np.
     array([-1.341641, -0.447214,  0.447214,  1.341641])
     >>> float(u[3]) == float.fromhex("0x1.5775c544ff263p+0")  # 3/sqrt(5), rounded once
     True
+    >>> exact_core([3, 4], eps=0, center=False)  # (3, 4) / sqrt(25 / 2)
+    array([0.84852814, 1.13137085])
     """
     arr = _checks.records(z)
     eps = _checks.eps_value(eps)
+    center = _checks.option(center, "center")
     if dps is None:
         dps = _DEFAULT_DPS
     if isinstance(dps, bool) or not isinstance(dps, (int, np.integer)) or dps < 1:
         raise ValueError(f"dps must be a positive integer; got dps = {dps!r}")
+    return _exact(arr, eps, int(dps), center)
+
+
+def _exact(arr: np.ndarray, eps: float, dps: int, center: bool = True) -> np.ndarray:
+    """exact_core on validated arguments."""
     # bits = digits log2(10), with a margin
     prec = int(dps * 3.33) + 8
     rows = arr.reshape(-1, arr.shape[-1])
     out = np.empty_like(rows)
     for k, row in enumerate(rows):
         try:
-            out[k] = _exact_record(row, Fraction(eps), prec)
+            out[k] = _exact_record(row, Fraction(eps), prec, center)
         except ValueError as exc:
             where = np.unravel_index(k, arr.shape[:-1]) if arr.ndim > 1 else ()
             suffix = f" (record {tuple(int(i) for i in where)})" if where else ""
@@ -170,7 +184,8 @@ def ulp_error(
     Raises
     ------
     ValueError
-        If the shapes differ, an entry is NaN or infinite, or ``dtype`` is not a float type.
+        If the shapes differ, an entry is NaN or infinite, ``dtype`` is not a float type,
+        or an exact entry lies beyond ``dtype``'s range (e.g. above 65504 in float16).
 
     Notes
     -----
@@ -181,7 +196,7 @@ def ulp_error(
     of that format. The error is normwise, so a tiny component is not judged by its own
     (tiny) ulp; a computation that rounds each component once scores at most 1/2. A record
     whose exact result is all zeros is measured in units of the smallest subnormal. See the
-    chapter *LayerNorm in floating point*.
+    :ref:`ch-floating-point`.
 
     Examples
     --------
@@ -203,8 +218,16 @@ def ulp_error(
         raise ValueError(f"dtype must be a floating type; got {dtype!r}") from exc
     if unit_type.kind != "f":
         raise ValueError(f"dtype must be a floating type; got {unit_type}")
+    largest = np.abs(e).max(axis=-1)
+    top = float(np.finfo(unit_type).max)
+    if (largest > top).any():
+        raise ValueError(
+            f"exact has entries of magnitude up to {float(largest.max())!r}, beyond "
+            f"{unit_type}'s largest finite number {top!r}: it has no ulp there"
+        )
     # ulp(max_i |u_i|), in the format of dtype
-    unit = np.spacing(np.abs(e).max(axis=-1).astype(unit_type)).astype(np.float64)
+    with np.errstate(over="ignore"):
+        unit = np.spacing(largest.astype(unit_type)).astype(np.float64)
     # err = max_i |c_i - u_i| / ulp
     return np.abs(c - e).max(axis=-1) / unit
 
@@ -246,32 +269,46 @@ def offset_errors(
     ------
     ValueError
         If an offset or ``spread`` is not positive and finite, or ``d`` or ``n`` is below 1.
+    TypeError
+        If ``d``, ``n`` or ``seed`` is not an integer (``2.7``, ``'3'`` and ``True`` are
+        refused, not rounded), or ``core_fn`` is not callable.
 
     Notes
     -----
     The records are :math:`z = \\sigma\\,(r \\mathbf 1 + x)` rounded to float64, with
     :math:`x` one fixed standard normal draw of shape ``(n, d)`` and :math:`r` the offset.
     Each computed core is compared with the exact core *of the rounded record*, so the
-    rounding of the input is not counted against the layer. See the chapter *LayerNorm in
-    floating point*.
+    rounding of the input is not counted against the layer. See :ref:`ch-floating-point`.
 
     Examples
     --------
     >>> offset_errors([1.0, 1e6], d=8, n=2).tolist()
     [1.0, 1.0]
     """
-    r = _checks.records(offsets, "offsets")
-    if r.ndim != 1 or (r <= 0).any():
-        raise ValueError(f"offsets must be a vector of positive ratios; got {offsets!r}")
+    r = _checks.real_array(offsets, "offsets")
+    if r.ndim != 1 or r.size == 0 or (r <= 0).any():
+        raise ValueError(f"offsets must be a non-empty vector of positive ratios; got {offsets!r}")
+    if not callable(core_fn):
+        raise TypeError(f"core_fn must be callable, core_fn(z, eps=eps); got {core_fn!r}")
+    if isinstance(spread, (bool, np.bool_)) or not isinstance(spread, numbers.Real):
+        raise TypeError(f"spread must be a real number; got {spread!r}")
     spread = float(spread)
     if not (np.isfinite(spread) and spread > 0):
         raise ValueError(f"spread must be positive and finite; got spread = {spread!r}")
-    if int(d) < 1 or int(n) < 1:
-        raise ValueError(f"d and n must be at least 1; got d = {d!r}, n = {n!r}")
-    x = np.random.default_rng(seed).standard_normal((int(n), int(d)))
+    d = _checks.count(d, "d")
+    n = _checks.count(n, "n")
+    eps = _checks.eps_value(eps)
+    seed = _checks.count(seed, "seed", minimum=0)
+    x = np.random.default_rng(seed).standard_normal((n, d))
     worst = np.empty(r.size)
     for k, ratio in enumerate(r):
         # z = sigma (r 1 + x), rounded to float64 by the arithmetic
         z = spread * (ratio + x)
-        worst[k] = ulp_error(core_fn(z, eps=eps), exact_core(z, eps=eps)).max()
+        computed = _checks.real_array(core_fn(z, eps=eps), "core_fn(z)")
+        exact = _exact(z, eps, _DEFAULT_DPS)
+        if computed.shape != exact.shape:
+            raise ValueError(f"core_fn(z) has shape {computed.shape}; expected {exact.shape}")
+        # err = max_i |c_i - u_i| / ulp(max_i |u_i|)
+        worst[k] = (np.abs(computed - exact).max(axis=-1)
+                    / np.spacing(np.abs(exact).max(axis=-1))).max()
     return worst

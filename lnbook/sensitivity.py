@@ -5,9 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from . import _checks
-from .derivatives import jacobian_eigenvalues
-from .normalize import EPS, core
+from . import _checks, _kernel
 
 __all__ = [
     "operator_norm",
@@ -16,6 +14,8 @@ __all__ = [
     "response",
     "response_slope",
 ]
+
+EPS = _kernel.EPS
 
 
 def operator_norm(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
@@ -44,7 +44,8 @@ def operator_norm(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
               (q+\\varepsilon)^{-1/2} & d \\ge 3, \\end{cases}
 
     which never exceeds :math:`\\varepsilon^{-1/2}` (for ``d = 2`` the two cases agree
-    at ``q = 0``). See the chapter *Sensitivity*.
+    at ``q = 0``). The ``d = 2`` value is computed as :math:`((\\varepsilon/s)/s)/s`, so
+    it neither overflows nor vanishes where :math:`s^3` would. See :ref:`ch-sensitivity`.
 
     Examples
     --------
@@ -53,23 +54,28 @@ def operator_norm(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
     >>> float(operator_norm([7, 7, 7], eps=1e-4))
     100.0
     """
-    radial, tangential = jacobian_eigenvalues(z, eps=eps)
-    d = np.shape(z)[-1]
+    eps = _checks.eps_value(eps)
+    z = _checks.records(z)
+    d = z.shape[-1]
+    _, s = _kernel.core_parts(z, eps)
+    s = s[..., 0]
     if d == 1:
-        return np.zeros_like(radial)
-    # ||J|| = eps / (q+eps)^{3/2} for d = 2, else (q+eps)^{-1/2}
-    return radial if d == 2 else tangential
+        return np.zeros(s.shape)
+    # ||J|| = eps / (q+eps)^{3/2} = ((eps / s) / s) / s for d = 2, else (q+eps)^{-1/2}
+    with np.errstate(over="ignore", under="ignore", divide="ignore"):
+        norm = _kernel.radial(s, eps) if d == 2 else 1.0 / s
+    return _checks.finite_result(norm, "the operator norm")
 
 
-def lipschitz_bound(*, eps: float = EPS, gamma: ArrayLike | None = None) -> float:
+def lipschitz_bound(gamma: ArrayLike | None = None, *, eps: float = EPS) -> float:
     """Global Lipschitz constant of the layer in the Euclidean norm.
 
     Parameters
     ----------
-    eps : float, optional
-        Stabilizer; must be positive (with ``eps = 0`` there is no finite bound).
     gamma : (d,) array_like, optional
         Gain; omitted means all ones.
+    eps : float, optional
+        Stabilizer; must be positive (with ``eps = 0`` there is no finite bound).
 
     Returns
     -------
@@ -86,13 +92,13 @@ def lipschitz_bound(*, eps: float = EPS, gamma: ArrayLike | None = None) -> floa
     .. math:: \\lVert \\mathrm{LN}(z) - \\mathrm{LN}(z') \\rVert_2
               \\le \\frac{\\max_i |\\gamma_i|}{\\sqrt\\varepsilon} \\lVert z - z' \\rVert_2
 
-    The bias cancels in differences. See the chapter *Sensitivity*.
+    The bias cancels in differences. See :ref:`ch-sensitivity`.
 
     Examples
     --------
     >>> lipschitz_bound(eps=1e-4)
     100.0
-    >>> lipschitz_bound(eps=0.25, gamma=[0, -3, 1])
+    >>> lipschitz_bound([0, -3, 1], eps=0.25)
     6.0
     """
     eps = _checks.eps_value(eps)
@@ -118,7 +124,7 @@ def amplification(z: ArrayLike, h: ArrayLike, *, eps: float = EPS) -> np.ndarray
     z : (d,) or (..., d) array_like
         Records along the last axis.
     h : array_like, shape of ``z``
-        Perturbation; no record of it may be zero.
+        Perturbation (the book's :math:`\\delta`); no record of it may be zero.
     eps : float, optional
         Stabilizer.
 
@@ -127,29 +133,60 @@ def amplification(z: ArrayLike, h: ArrayLike, *, eps: float = EPS) -> np.ndarray
     (...) ndarray
         The ratio for every record; at most ``eps**-0.5``.
 
+    Raises
+    ------
+    ValueError
+        As for :func:`lnbook.core`; if ``h`` does not have the shape of ``z``, a record of
+        ``h`` is zero, or ``z + h`` overflows float64.
+
     Examples
     --------
     >>> round(float(amplification([7, 7], [1e-3, -1e-3], eps=1e-4)), 4)
     99.5037
     """
+    eps = _checks.eps_value(eps)
     z = _checks.records(z)
     h = _checks.same_shape(h, z, "h")
-    norm_h = np.linalg.norm(h, axis=-1)
+    with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
+        norm_h = np.atleast_1d(np.linalg.norm(h, axis=-1))
+        m = np.abs(h).max(axis=-1).reshape(norm_h.shape)
+        # where the squares over- or underflow: ||h|| = m sqrt(sum (h_i / m)^2), m = max|h_i|
+        bad = ~np.isfinite(norm_h) | ((norm_h == 0) & (m > 0))
+        if bad.any():
+            hb = h.reshape(-1, h.shape[-1])[bad.ravel()] / m[bad][:, None]
+            norm_h[bad] = np.sqrt(np.square(hb).sum(axis=-1)) * m[bad]
+        norm_h = norm_h.reshape(h.shape[:-1])
+        moved = z + h
     if (norm_h == 0).any():
-        raise ValueError("h must be nonzero in every record: the ratio divides by ||h||")
+        i = tuple(int(j) for j in np.argwhere(np.atleast_1d(norm_h == 0))[0])
+        raise ValueError(f"h must be nonzero in every record: h{list(i)} is 0, and the ratio "
+                         "divides by ||h||")
+    _checks.finite_result(moved, "the perturbed record z + h")
     # ||u(z + h) - u(z)|| / ||h||
-    return np.linalg.norm(core(z + h, eps=eps) - core(z, eps=eps), axis=-1) / norm_h
+    du = _kernel.standardize(moved, eps) - _kernel.standardize(z, eps)
+    return np.linalg.norm(du, axis=-1) / norm_h
 
 
-def _family_denominator(t: ArrayLike, eps: float) -> tuple[np.ndarray, np.ndarray, float]:
-    """Return ``(t, 2 t^2 / 3 + eps, eps)`` for the family ``(-t, 0, t)``, validated."""
+def _family_scale(t: ArrayLike, eps: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return ``(t, s'^2, k)`` with ``s'^2 = 4^k (2 t^2 / 3 + eps)`` for (-t, 0, t).
+
+    Each ``t`` and ``eps`` are scaled by ``2^k`` and ``4^k`` first (exact in the range that
+    matters), so that ``2 t^2 / 3`` neither overflows nor underflows: ``s'^2`` is near 1.
+    """
     eps = _checks.eps_value(eps)
-    t = _checks.records(np.atleast_1d(t), "t")
-    with np.errstate(over="ignore"):
-        s2 = _checks.finite_result(2 * t**2 / 3 + eps, "the variance 2 t^2 / 3 of (-t, 0, t)")
+    t = _checks.real_array(np.atleast_1d(t), "t")
+    if t.size == 0:
+        raise ValueError("t must hold at least one value of the family parameter; got none")
+    # 2^-k = the binary exponent of max(|t|, sqrt(eps)), per value
+    _, e = np.frexp(np.maximum(np.abs(t), np.sqrt(eps)))
+    k = -e
+    with np.errstate(under="ignore"):
+        ts, es = np.ldexp(t, k), np.ldexp(eps, 2 * k)
+        # s'^2 = 2 t'^2 / 3 + eps' = 4^k s^2, in [1/6, 2) unless t = eps = 0
+        s2 = 2 * ts**2 / 3 + es
     if (s2 == 0).any():
         raise ValueError("eps = 0 at t = 0: the record (0, 0, 0) is constant; use eps > 0")
-    return t, s2, eps
+    return t, s2, k
 
 
 def response(t: ArrayLike, *, eps: float = EPS) -> np.ndarray:
@@ -166,6 +203,11 @@ def response(t: ArrayLike, *, eps: float = EPS) -> np.ndarray:
     -------
     h : ndarray, shape of ``t`` (at least 1-d)
 
+    Raises
+    ------
+    ValueError
+        If ``t`` is empty or not finite, ``eps < 0``, or ``eps = 0`` at ``t = 0``.
+
     Notes
     -----
     The record :math:`(-t, 0, t)` has mean 0 and variance :math:`2t^2/3`, so
@@ -173,16 +215,16 @@ def response(t: ArrayLike, *, eps: float = EPS) -> np.ndarray:
     .. math:: h_\\varepsilon(t) = \\frac{t}{\\sqrt{2t^2/3 + \\varepsilon}}
               \\to \\pm\\sqrt{3/2} \\quad (t \\to \\pm\\infty).
 
-    See the chapter *Epsilon*.
+    See :ref:`ch-epsilon`.
 
     Examples
     --------
     >>> response([0.0, 1.0], eps=1/3)
     array([0., 1.])
     """
-    t, s2, _ = _family_denominator(t, eps)
-    # h(t) = t / sqrt(2 t^2 / 3 + eps)
-    return t / np.sqrt(s2)
+    t, s2, k = _family_scale(t, eps)
+    # h(t) = t / sqrt(2 t^2 / 3 + eps) = t / (2^-k sqrt(s'^2))
+    return t / np.ldexp(np.sqrt(s2), -k)
 
 
 def response_slope(t: ArrayLike, *, eps: float = EPS) -> np.ndarray:
@@ -199,16 +241,28 @@ def response_slope(t: ArrayLike, *, eps: float = EPS) -> np.ndarray:
     -------
     ndarray, shape of ``t`` (at least 1-d)
 
+    Raises
+    ------
+    ValueError
+        As for :func:`response`, or if the slope overflows float64.
+
     Notes
     -----
     .. math:: h'_\\varepsilon(t) = \\frac{\\varepsilon}{(2t^2/3 + \\varepsilon)^{3/2}},
               \\qquad h'_\\varepsilon(0) = \\varepsilon^{-1/2}.
 
+    ``t`` and ``eps`` are scaled by ``2^k`` and ``4^k`` (exact) so that the power
+    neither overflows nor underflows.
+
     Examples
     --------
     >>> response_slope([0.0], eps=0.01)
     array([10.])
+    >>> response_slope([0.0], eps=1e-250)  # (1e-250)**1.5 would underflow to 0
+    array([1.e+125])
     """
-    _, s2, eps = _family_denominator(t, eps)
-    # h'(t) = eps / (2 t^2 / 3 + eps)^{3/2}
-    return eps / s2**1.5
+    _, s2, k = _family_scale(t, eps)
+    # h'(t) = eps / (2 t^2 / 3 + eps)^{3/2} = 2^k eps' / s'^3
+    with np.errstate(over="ignore", under="ignore"):
+        slope = np.ldexp(np.ldexp(_checks.eps_value(eps), 2 * k) / s2**1.5, k)
+    return _checks.finite_result(slope, "the slope h'(t)")

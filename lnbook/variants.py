@@ -1,14 +1,17 @@
-"""Relatives of the layer that the book compares it with, and the frameworks' conventions."""
+"""Relatives of the layer that the book compares it with, the frameworks' conventions, and a
+deliberately wrong layer. Each is the kernel's standardization with other options."""
 
 from __future__ import annotations
 
+import operator
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from . import _checks
-from .normalize import EPS, _moments
+from . import _checks, _kernel
 
 __all__ = [
     "rms_norm",
@@ -17,7 +20,10 @@ __all__ = [
     "CONVENTIONS",
     "layer_norm_variant",
     "convention_layer_norm",
+    "wrong_axis_layer_norm",
 ]
+
+EPS = _kernel.EPS
 
 
 def rms_norm(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
@@ -43,22 +49,20 @@ def rms_norm(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
     -----
     .. math:: \\bar z = \\frac{z}{\\sqrt{\\tfrac1d \\lVert z \\rVert^2 + \\varepsilon}}
 
-    See the chapter *Exercises*.
+    A record of tiny or huge size is scaled by a power of two first, as in
+    :func:`lnbook.core`. See :ref:`ch-exercises`.
 
     Examples
     --------
     >>> rms_norm([2, 4, 6, 8], eps=0).round(4)
     array([0.3651, 0.7303, 1.0954, 1.4606])
+    >>> rms_norm([3e-170, 0], eps=0)  # its square underflows; the power of two does not
+    array([1.41421356, 0.        ])
     """
-    z = _checks.records(z)
     eps = _checks.eps_value(eps)
-    # r^2 = (1/d) |z|^2 + eps
-    with np.errstate(over="ignore"):
-        r2 = _checks.finite_result(np.square(z).mean(axis=-1, keepdims=True) + eps,
-                                   "the mean square of a record")
-    if (r2 == 0).any():
-        raise ValueError("eps = 0 with an all-zero record: its RMS is 0; use eps > 0")
-    return z / np.sqrt(r2)
+    z = _checks.records(z)
+    # z / sqrt((1/d) |z|^2 + eps): the kernel without centering
+    return _kernel.standardize(z, eps, center=False)
 
 
 def batch_norm(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
@@ -82,24 +86,27 @@ def batch_norm(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
         If ``z`` is not 2-d, or ``eps == 0`` and a column is constant (always so when
         ``B = 1``).
 
+    Notes
+    -----
+    .. math:: y_{bj} = \\frac{z_{bj} - \\mu_j}{\\sqrt{q_j + \\varepsilon}}, \\qquad
+              \\mu_j = \\frac1B \\sum_b z_{bj}, \\quad
+              q_j = \\frac1B \\sum_b (z_{bj} - \\mu_j)^2
+
+    The statistics are the kernel's, on the transposed batch. Matches
+    ``torch.nn.BatchNorm1d(d, affine=False)`` in training mode. See :ref:`ch-records`.
+
     Examples
     --------
     >>> batch_norm([[2, 4, 6, 8]])
     array([[0., 0., 0., 0.]])
     """
-    z = _checks.records(z)
     eps = _checks.eps_value(eps)
+    z = _checks.records(z)
     if z.ndim != 2:
         raise ValueError(f"z must be a batch of shape (B, d); got shape {z.shape}")
-    mu = z.mean(axis=0)
-    # q_j = (1/B) sum_b (z_bj - mu_j)^2, per feature j
-    with np.errstate(over="ignore"):
-        q = _checks.finite_result(((z - mu) ** 2).mean(axis=0), "the variance of a feature")
-    if (q + eps == 0).any():
-        raise ValueError(
-            f"eps = 0 with a constant feature column (batch size {z.shape[0]}): 0/0; use eps > 0"
-        )
-    return (z - mu) / np.sqrt(q + eps)
+    # the kernel on z^T: each feature column j is a "record" of B values
+    columns = np.ascontiguousarray(z.T)
+    return _kernel.standardize(columns, eps, unit="feature column").T.copy()
 
 
 class Convention(NamedTuple):
@@ -140,41 +147,59 @@ class Convention(NamedTuple):
                 "center": self.center, "fast_variance": self.fast_variance}
 
 
-#: The conventions the chapter *The same layer in different frameworks* compares, by key.
-CONVENTIONS: dict[str, Convention] = {
+#: The conventions the chapter :ref:`ch-frameworks` compares, by key (read-only).
+CONVENTIONS: Mapping[str, Convention] = MappingProxyType({
     "pytorch": Convention(
-        "PyTorch", 1e-5, 0, True, True, False,
-        "γ, β; bias=False: γ only; elementwise_affine=False: none",
-        "torch.nn.LayerNorm"),
+        label="PyTorch", eps=1e-5, ddof=0, eps_inside=True, center=True, fast_variance=False,
+        params="γ, β; bias=False: γ only; elementwise_affine=False: none",
+        source="torch.nn.LayerNorm"),
     "flax": Convention(
-        "Flax", 1e-6, 0, True, True, True,
-        "γ, β (scale, bias); use_scale, use_bias",
-        "flax.linen.LayerNorm"),
+        label="Flax", eps=1e-6, ddof=0, eps_inside=True, center=True, fast_variance=True,
+        params="γ, β (scale, bias); use_scale, use_bias",
+        source="flax.linen.LayerNorm"),
     "keras": Convention(
-        "Keras", 1e-3, 0, True, True, False,
-        "γ, β; scale=False, center=False drop them",
-        "keras.layers.LayerNormalization, TensorFlow or JAX backend"),
+        label="Keras", eps=1e-3, ddof=0, eps_inside=True, center=True, fast_variance=False,
+        params="γ, β; scale=False, center=False drop them",
+        source="keras.layers.LayerNormalization, TensorFlow or JAX backend"),
     "bert": Convention(
-        "TF1 / BERT", 1e-12, 0, True, True, False,
-        "γ, β",
-        "tf.contrib.layers.layer_norm"),
+        label="TF1 / BERT", eps=1e-12, ddof=0, eps_inside=True, center=True,
+        fast_variance=False,
+        params="γ, β",
+        source="tf.contrib.layers.layer_norm"),
     "annotated": Convention(
-        "Annotated Transformer", 1e-6, 1, False, True, False,
-        "γ, β (a_2, b_2)",
-        "x.std(-1) + eps"),
+        label="Annotated Transformer", eps=1e-6, ddof=1, eps_inside=False, center=True,
+        fast_variance=False,
+        params="γ, β (a_2, b_2)",
+        source="x.std(-1) + eps"),
     "rmsnorm": Convention(
-        "RMSNorm", float(np.finfo(np.float64).eps), 0, True, False, False,
-        "γ only",
-        "torch.nn.RMSNorm"),
-}
+        label="RMSNorm", eps=float(np.finfo(np.float64).eps), ddof=0, eps_inside=True,
+        center=False, fast_variance=False,
+        params="γ only",
+        source="torch.nn.RMSNorm"),
+})
 
 
 def _checked_ddof(ddof: int, d: int) -> int:
-    if isinstance(ddof, bool) or not isinstance(ddof, (int, np.integer)) or ddof < 0:
-        raise ValueError(f"ddof must be a non-negative integer; got ddof = {ddof!r}")
+    ddof = _checks.count(ddof, "ddof", minimum=0)
     if ddof >= d:
         raise ValueError(f"ddof = {ddof} leaves no degrees of freedom for d = {d} features")
-    return int(ddof)
+    return ddof
+
+
+def _variant(z: ArrayLike, gamma: ArrayLike | None, beta: ArrayLike | None, eps: float,
+             ddof: int, eps_inside: bool, center: bool, fast_variance: bool) -> np.ndarray:
+    """Validate every argument of a variant, then standardize with the kernel."""
+    eps = _checks.eps_value(eps)
+    z = _checks.records(z)
+    d = z.shape[-1]
+    ddof = _checked_ddof(ddof, d)
+    eps_inside = _checks.option(eps_inside, "eps_inside")
+    center = _checks.option(center, "center")
+    fast_variance = _checks.option(fast_variance, "fast_variance")
+    gamma = _checks.parameter(gamma, d, "gamma")
+    beta = _checks.parameter(beta, d, "beta")
+    return _kernel.standardize(z, eps, gamma, beta, center=center, ddof=ddof,
+                               eps_inside=eps_inside, fast=fast_variance)
 
 
 def layer_norm_variant(
@@ -220,6 +245,9 @@ def layer_norm_variant(
     ValueError
         If ``ddof`` is negative or not below ``d``, if a denominator is 0 (``eps == 0`` and
         a record of zero spread), or as for :func:`lnbook.layer_norm`.
+    TypeError
+        If ``ddof`` is not an integer, or ``eps_inside``, ``center`` or ``fast_variance``
+        is not a bool (the string ``'False'`` would otherwise count as true).
 
     Notes
     -----
@@ -232,7 +260,8 @@ def layer_norm_variant(
 
     where :math:`v = z - \\mu\\mathbf 1` (or :math:`v = z` without centering). The defaults
     with ``eps = 1e-5`` are :func:`lnbook.layer_norm`, whose corrected two-pass statistics
-    this function shares. See the chapter *The same layer in different frameworks*.
+    this function shares (the kernel's, rescaled for tiny and huge records; the fast variance
+    is taken literally). See :ref:`ch-frameworks`.
 
     Examples
     --------
@@ -244,41 +273,7 @@ def layer_norm_variant(
     >>> layer_norm_variant([2, 4, 6, 8], eps=0, center=False).round(4)  # RMSNorm
     array([0.3651, 0.7303, 1.0954, 1.4606])
     """
-    z = _checks.records(z)
-    eps = _checks.eps_value(eps)
-    d = z.shape[-1]
-    ddof = _checked_ddof(ddof, d)
-    gamma = _checks.parameter(gamma, d, "gamma")
-    beta = _checks.parameter(beta, d, "beta")
-    with np.errstate(over="ignore", invalid="ignore"):  # overflow is refused just below
-        if fast_variance:
-            mu = z.mean(axis=-1, keepdims=True) if center else np.zeros(z.shape[:-1] + (1,))
-            # s^2 = max(0, E[z^2] - mu^2) d/(d - ddof): one pass, cancels when |mu| >> spread
-            s2 = np.maximum(0.0, (z * z).mean(axis=-1, keepdims=True) - mu * mu) * (d / (d - ddof))
-            v = z - mu
-        else:
-            v = _moments(z)[1] if center else z.copy()
-            # s^2 = |v|^2 / (d - ddof)
-            s2 = np.square(v).sum(axis=-1, keepdims=True) / (d - ddof)
-    _checks.finite_result(s2, "the variance of a record")
-    if eps_inside:
-        # denominator sqrt(s^2 + eps)
-        denominator = np.sqrt(s2 + eps)
-    else:
-        # denominator sqrt(s^2) + eps
-        denominator = np.sqrt(s2) + eps
-    if (denominator == 0).any():
-        raise ValueError(
-            "eps = 0 with a record of zero spread: the denominator is 0, so the output 0/0 "
-            "is undefined; use eps > 0"
-        )
-    v /= denominator
-    # y = gamma ⊙ v / denominator + beta
-    if gamma is not None:
-        v *= gamma
-    if beta is not None:
-        v += beta
-    return v
+    return _variant(z, gamma, beta, eps, ddof, eps_inside, center, fast_variance)
 
 
 def convention_layer_norm(
@@ -315,7 +310,7 @@ def convention_layer_norm(
     Notes
     -----
     Shorthand for ``layer_norm_variant(z, gamma, beta, **CONVENTIONS[name].options())``.
-    See the chapter *The same layer in different frameworks*.
+    See :ref:`ch-frameworks`.
 
     Examples
     --------
@@ -324,9 +319,61 @@ def convention_layer_norm(
     >>> convention_layer_norm([1, 2, 3, 4], "pytorch", eps=0).round(4)
     array([-1.3416, -0.4472,  0.4472,  1.3416])
     """
-    if name not in CONVENTIONS:
+    if not isinstance(name, str) or name not in CONVENTIONS:
         raise ValueError(f"unknown convention {name!r}; known: {', '.join(CONVENTIONS)}")
-    options = CONVENTIONS[name].options()
-    if eps is not None:
-        options["eps"] = eps
-    return layer_norm_variant(z, gamma, beta, **options)
+    c = CONVENTIONS[name]
+    return _variant(z, gamma, beta, c.eps if eps is None else eps, c.ddof, c.eps_inside,
+                    c.center, c.fast_variance)
+
+
+def wrong_axis_layer_norm(z: ArrayLike, *, axis: int = -2, eps: float = EPS) -> np.ndarray:
+    """A deliberately wrong layer: statistics over ``axis`` instead of the features.
+
+    With ``axis=-2`` on ``(B, T, d)`` it normalizes each feature across the T positions
+    (coupling tokens); with ``axis=0`` across the batch, as BatchNorm does. The output keeps
+    the shape, which is why only an audit such as :func:`lnbook.record_audit` catches it.
+
+    Parameters
+    ----------
+    z : (..., d) array_like
+        Records along the last axis.
+    axis : int, optional
+        The (wrong) axis the statistics are taken over.
+    eps : float, optional
+        Stabilizer.
+
+    Returns
+    -------
+    ndarray, shape of ``z``
+
+    Raises
+    ------
+    ValueError
+        If ``axis`` is not an axis of ``z``, if ``eps == 0`` and a slice along ``axis`` is
+        constant, or as for :func:`lnbook.core`.
+
+    Notes
+    -----
+    The kernel's standardization, applied to ``np.moveaxis(z, axis, -1)``. See
+    :ref:`ch-records`.
+
+    Examples
+    --------
+    >>> wrong_axis_layer_norm([[1.0, 5.0], [3.0, 4.0]], axis=0, eps=0)
+    array([[-1.,  1.],
+           [ 1., -1.]])
+    """
+    eps = _checks.eps_value(eps)
+    z = _checks.records(z)
+    try:
+        if isinstance(axis, (bool, np.bool_)):
+            raise TypeError
+        axis = operator.index(axis)
+    except TypeError:
+        raise TypeError(f"axis must be an integer; got {axis!r}") from None
+    if not -z.ndim <= axis < z.ndim:
+        raise ValueError(f"axis = {axis} is not an axis of z, shape {z.shape}")
+    # the bug: mu and q over `axis`, not over the last axis
+    moved = np.ascontiguousarray(np.moveaxis(z, axis, -1))
+    y = _kernel.standardize(moved, eps, unit=f"slice along axis {axis}")
+    return np.ascontiguousarray(np.moveaxis(y, -1, axis))

@@ -27,9 +27,14 @@ def test_audit_catches_wrong_axis(axis):
 
 
 def test_wrong_axis_by_hand():
-    """Over the batch axis, [[1, 5], [3, 5]] standardizes each column: (-1, 1) and (0, 0)."""
-    out = lnbook.wrong_axis_layer_norm([[1.0, 5.0], [3.0, 5.0]], axis=0, eps=0)
-    assert np.array_equal(out, [[-1.0, 0.0], [1.0, 0.0]])
+    """Over the batch axis, [[1, 5], [3, 4]] standardizes each column: (-1, 1) and (1, -1)."""
+    out = lnbook.wrong_axis_layer_norm([[1.0, 5.0], [3.0, 4.0]], axis=0, eps=0)
+    assert np.array_equal(out, [[-1.0, 1.0], [1.0, -1.0]])
+    # a constant column with eps = 0 is 0/0, refused like any other
+    with pytest.raises(ValueError, match=r"eps = 0 with a constant slice along axis 0 \(1,\)"):
+        lnbook.wrong_axis_layer_norm([[1.0, 5.0], [3.0, 5.0]], axis=0, eps=0)
+    with pytest.raises(ValueError, match=r"axis = 2 is not an axis of z, shape \(2, 2\)"):
+        lnbook.wrong_axis_layer_norm([[1.0, 5.0], [3.0, 4.0]], axis=2)
 
 
 def test_central_difference_of_quadratic_is_exact():

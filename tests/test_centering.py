@@ -92,7 +92,7 @@ def test_centering_matches_core_numerator(z):
         (lambda: lnbook.centering_matrix(True), r"d must be a positive integer; got True"),
         (lambda: lnbook.weighted_centering_matrix([1.5, -0.5]), r"non-negative; got a\[1\] = -0\.5"),
         (lambda: lnbook.weighted_centering_matrix([0.5, 0.6]), r"sum to 1; got sum\(a\) = 1\.1"),
-        (lambda: lnbook.weighted_centering_matrix([[0.5, 0.5]]), r"shape \(n,\)"),
+        (lambda: lnbook.weighted_centering_matrix([[0.5, 0.5]]), r"vector of shape \(d,\)"),
         (lambda: lnbook.weighted_centering_matrix([np.nan, 1]), r"a contains NaN"),
     ],
 )

@@ -198,10 +198,16 @@ def test_offset_errors_sees_the_naive_mean():
 
 def test_offset_errors_refuses_bad_input():
     """Offsets must be positive, the spread positive and finite, d and n at least 1."""
-    with pytest.raises(ValueError, match=r"offsets must be a vector of positive ratios"):
+    with pytest.raises(ValueError, match=r"offsets must be a non-empty vector of positive ratios"):
         lnbook.offset_errors([1.0, 0.0])
     with pytest.raises(ValueError, match=r"spread must be positive"):
         lnbook.offset_errors([1.0], spread=-1.0)
-    with pytest.raises(ValueError, match=r"d and n must be at least 1"):
+    with pytest.raises(ValueError, match=r"d must be at least 1; got d = 0"):
         lnbook.offset_errors([1.0], d=0)
+    with pytest.raises(TypeError, match=r"d must be an integer; got 2\.7"):
+        lnbook.offset_errors([1.0], d=2.7)
+    with pytest.raises(TypeError, match=r"d must be an integer; got '3'"):
+        lnbook.offset_errors([1.0], d="3")
+    with pytest.raises(TypeError, match=r"n must be an integer; got True"):
+        lnbook.offset_errors([1.0], n=True)
     assert math.isfinite(float(lnbook.offset_errors([1.0], d=1, n=1)[0]))

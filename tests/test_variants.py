@@ -233,18 +233,26 @@ def test_centered_conventions_are_shift_invariant(z, c, key):
 
 def test_bad_input_raises():
     """Invalid arguments raise ValueError naming the problem."""
-    with pytest.raises(ValueError, match="ddof must be a non-negative integer"):
+    with pytest.raises(ValueError, match="ddof must be at least 0"):
         layer_norm_variant([1.0, 2.0], eps=1e-5, ddof=-1)
-    with pytest.raises(ValueError, match="ddof must be a non-negative integer"):
+    with pytest.raises(TypeError, match="ddof must be an integer; got 0.5"):
         layer_norm_variant([1.0, 2.0], eps=1e-5, ddof=0.5)
     with pytest.raises(ValueError, match="leaves no degrees of freedom for d = 1"):
         layer_norm_variant([1.0], eps=1e-5, ddof=1)
-    with pytest.raises(ValueError, match="denominator is 0"):
+    with pytest.raises(ValueError, match="eps = 0 with a constant record: its variance is exactly 0"):
         layer_norm_variant([2.0, 2.0], eps=0)
-    with pytest.raises(ValueError, match="denominator is 0"):
-        layer_norm_variant([2.0, 2.0], eps=0, ddof=1, eps_inside=False)
-    with pytest.raises(ValueError, match="denominator is 0"):
+    with pytest.raises(ValueError, match=r"eps = 0 with a constant record \(1,\)"):
+        layer_norm_variant([[1.0, 2.0], [2.0, 2.0]], eps=0, ddof=1, eps_inside=False)
+    with pytest.raises(ValueError, match="eps = 0 with an? all-zero record: its mean square is exactly 0"):
         layer_norm_variant([0.0, 0.0], eps=0, center=False)
+    with pytest.raises(ValueError, match=r"one-pass variance max\(0, E\[z\^2\] - mu\^2\) is exactly 0"):
+        layer_norm_variant([1e9, 1e9 + 1], eps=0, fast_variance=True, ddof=0)
+    with pytest.raises(TypeError, match="eps_inside must be True or False; got 'False'"):
+        layer_norm_variant([1.0, 2.0], eps=1e-5, eps_inside="False")
+    with pytest.raises(TypeError, match="center must be True or False; got 'no'"):
+        layer_norm_variant([1.0, 2.0], eps=1e-5, center="no")
+    with pytest.raises(TypeError, match="fast_variance must be True or False; got 1"):
+        layer_norm_variant([1.0, 2.0], eps=1e-5, fast_variance=1)
     with pytest.raises(ValueError, match="eps must be non-negative"):
         layer_norm_variant([1.0, 2.0], eps=-1.0)
     with pytest.raises(ValueError, match=r"gamma must have shape \(2,\)"):
@@ -253,7 +261,7 @@ def test_bad_input_raises():
         layer_norm_variant([1.0, np.nan], eps=1e-5)
     with pytest.raises(ValueError, match="unknown convention 'jax'"):
         convention_layer_norm([1.0, 2.0], "jax")
-    with pytest.raises(ValueError, match="variance of a record is not finite in float64"):
+    with pytest.raises(ValueError, match="one-pass variance of record \\(\\) is not finite"):
         layer_norm_variant([1e300, -1e300], eps=1e-5, fast_variance=True)
 
 

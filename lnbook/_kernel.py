@@ -1,0 +1,315 @@
+"""The numerical kernel: per-record statistics, the stabilized denominator, the blocked layer.
+
+Every numerical function of lnbook rests on this module; none validates here (the public
+functions validate with :mod:`lnbook._checks` first, then call in). Arrays arrive as
+C-contiguous float64 with the records on the last axis.
+
+Symbols: a record ``z`` has ``d`` features; ``mu`` is its mean, ``v = z - mu 1`` its
+centered part, ``q = |v|^2 / d`` its population variance, ``eps`` the stabilizer and
+``s = sqrt(q + eps)`` the stabilized scale; ``gamma`` and ``beta`` are the gain and bias.
+
+Range. A record whose spread is tiny (``q`` below ``2**-1021``, where squares lose bits to
+underflow) or huge (``q`` or ``q + eps`` overflows) is first multiplied by a power of two
+``2**k``, which is exact, so that its largest entry is near 1. Its statistics are then
+``mu' = 2**k mu``, ``v' = 2**k v`` and ``q' = 4**k q``, and the stabilizer becomes
+``eps' = 4**k eps`` (``2**k eps`` when eps sits outside the root). ``k`` is capped so that
+``eps'`` stays below ``2**1000``: a finite, exact product whenever it is a normal number.
+When ``eps'`` is subnormal it is inexact, but then ``k < 0`` (a record scaled down) and
+``q' >= 2**-110`` (the spread of a non-constant record whose largest entry is near 1),
+so its error is far below an ulp of ``q' + eps'``. When the cap binds, ``eps'`` dominates
+``q'`` by a factor of ``2**500`` and ``z'`` stays a normal number unless the core underflows
+anyway. Since scaling by ``2**k`` commutes with every rounding between over- and underflow,
+records inside the range get the same bits either way; records outside it get the correctly
+scaled answer instead of a wrong one.
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+EPS = 1e-5
+
+# elements per block of the layer: 16 Ki float64 (128 KiB), so that the block, its squares
+# and its output stay in a core's L2 cache through the passes (measured on a 2-core EPYC)
+_BLOCK = 1 << 14
+
+# q below this, squares may have lost bits to underflow (each is exact only above 2**-1022,
+# and an absolute error of 2**-1074 must stay below an ulp of q + eps)
+_TINY = 2.0**-1021
+# eps' = eps 4**k (or eps 2**k) is kept below 2**_EPS_EXP by capping k
+_EPS_EXP = 1000
+
+_pool: ThreadPoolExecutor | None = None
+_pool_size = 0
+
+
+def default_threads() -> int:
+    """The CPUs this process may run on (``os.sched_getaffinity``; ``os.cpu_count`` elsewhere)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def zero_spread_error(index: tuple[int, ...], unit: str = "record",
+                      center: bool | None = True) -> ValueError:
+    """THE zero-denominator error: eps = 0 and a record (or column) of zero spread.
+
+    ``center``: True for the variance, False for the mean square about 0 (no centering),
+    None for the one-pass variance ``E[z^2] - mu^2`` clipped at 0.
+    """
+    where = f" {index}" if index else ""
+    what, spread = {True: ("constant ", "variance"), False: ("all-zero ", "mean square"),
+                    None: ("", "one-pass variance max(0, E[z^2] - mu^2)")}[center]
+    return ValueError(
+        f"eps = 0 with a {what}{unit}{where}: its {spread} is exactly 0, so the core 0/0 "
+        "is undefined; use eps > 0"
+    )
+
+
+def _index(flat: int, lead: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(int(i) for i in np.unravel_index(flat, lead)) if lead else ()
+
+
+def _plain(rows: np.ndarray, v: np.ndarray, sq: np.ndarray, center: bool, ddof: int,
+           fast: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Statistics of ``rows`` (n, d) without rescaling: returns ``(mu, q)``, writes ``v``."""
+    d = rows.shape[-1]
+    if fast:
+        # the literal one-pass formula: s^2 = max(0, E[z^2] - mu^2) d / (d - ddof)
+        if center:
+            mu = np.add.reduce(rows, axis=-1, keepdims=True) / d
+        else:
+            mu = np.zeros((rows.shape[0], 1))
+        np.multiply(rows, rows, out=sq)
+        ez2 = np.add.reduce(sq, axis=-1, keepdims=True) / d
+        q = np.maximum(0.0, ez2 - mu * mu) * (d / (d - ddof))
+        np.subtract(rows, mu, out=v)
+        return mu, q
+    if center:
+        # mu_0 = (1/d) sum_i z_i (pairwise), then w = z - mu_0 (exact when the offset
+        # dominates: Sterbenz)
+        mu0 = np.add.reduce(rows, axis=-1, keepdims=True) / d
+        np.subtract(rows, mu0, out=v)
+        # the rounding error of mu_0 is the mean of w; v = w - delta recentres to a few ulps
+        delta = np.add.reduce(v, axis=-1, keepdims=True) / d
+        v -= delta
+        mu = mu0 + delta
+    else:
+        mu = np.zeros((rows.shape[0], 1))
+        np.copyto(v, rows)
+    # q = (1/(d - ddof)) sum_i v_i^2, a pairwise sum of the squares
+    np.square(v, out=sq)
+    q = np.add.reduce(sq, axis=-1, keepdims=True) / (d - ddof)
+    return mu, q
+
+
+def _exponents(rows: np.ndarray, eps: float, eps_inside: bool) -> np.ndarray:
+    """The k (n, 1) that bring each record's largest entry near 1, capped by eps."""
+    # max_i |z_i| = m 2^e with m in [1/2, 1): k = -e
+    _, e = np.frexp(np.abs(rows).max(axis=-1, keepdims=True))
+    k = -e.astype(np.int64)
+    if eps > 0:
+        # keep eps' = eps 4^k (or eps 2^k) below 2^1000: eps < 2^e_eps
+        e_eps = int(np.frexp(eps)[1])
+        cap = (_EPS_EXP - e_eps) // 2 if eps_inside else _EPS_EXP - e_eps
+        k = np.minimum(k, cap)
+    return k
+
+
+def moments(rows: np.ndarray, eps: float, out: np.ndarray | None = None, *, center: bool = True,
+            ddof: int = 0, eps_inside: bool = True, fast: bool = False,
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Return ``(mu', v', q', k)`` of the records ``rows`` (n, d), scaled by ``2**k``.
+
+    ``mu'``, ``q'`` and ``k`` keep the feature axis; ``v'`` is written into ``out`` (a new
+    array when None). ``k`` is 0 for every record whose plain statistics are accurate; the
+    others (see the module's notes) are rescaled. With ``center=False`` the statistics are
+    about 0 (``mu = 0``, ``v = z``); ``ddof`` sets the divisor ``d - ddof``; ``fast`` is the
+    literal one-pass variance, never rescaled.
+    """
+    v = np.empty(rows.shape) if out is None else out
+    sq = np.empty(rows.shape)
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        mu, q = _plain(rows, v, sq, center, ddof, fast)
+        k = np.zeros(q.shape, dtype=np.int64)
+        if fast:
+            return mu, v, q, k
+        # q + eps (or sqrt(q) + eps): its finiteness, like q >= 2^-1021, is one comparison
+        s2 = q + eps if eps_inside else np.sqrt(q) + eps
+        bad = np.flatnonzero(~((q >= _TINY) & (s2 <= np.finfo(np.float64).max)))
+        if bad.size:
+            sub = rows[bad]
+            kb = _exponents(sub, eps, eps_inside)
+            # z' = 2^k z, exact
+            scaled = np.ldexp(sub, kb)
+            vb = np.empty(sub.shape)
+            mub, qb = _plain(scaled, vb, np.empty(sub.shape), center, ddof, False)
+            v[bad], mu[bad], q[bad], k[bad] = vb, mub, qb, kb
+    return mu, v, q, k
+
+
+def denominator(q: np.ndarray, k: np.ndarray, eps: float, *, eps_inside: bool = True,
+                lead: tuple[int, ...] = (), start: int = 0, unit: str = "record",
+                center: bool | None = True) -> np.ndarray:
+    """The scaled stabilized scale ``s' = 2**k s``, with ``s = sqrt(q + eps)``.
+
+    With ``eps_inside=False`` it is ``2**k (sqrt(q) + eps)``. Raises THE zero-denominator
+    error (naming the record by its index in ``lead``; ``start``: the first row's flat index)
+    when ``eps = 0`` and a record has zero spread.
+    """
+    with np.errstate(under="ignore"):
+        if eps_inside:
+            # s' = sqrt(q' + 4^k eps)
+            s = np.sqrt(q + np.ldexp(eps, 2 * k))
+        else:
+            # s' = sqrt(q') + 2^k eps
+            s = np.sqrt(q) + np.ldexp(eps, k)
+    zero = np.flatnonzero(s == 0)
+    if zero.size:
+        if eps == 0:
+            raise zero_spread_error(_index(start + int(zero[0]), lead), unit, center)
+        # eps > 0 with q' = 0 and eps' underflowed (a huge constant record): v' = 0, u = 0
+        s[zero] = 1.0
+    return s
+
+
+def radial(s: np.ndarray, eps: float) -> np.ndarray:
+    """lambda_rad = eps / s^3; as ((eps / s) / s) / s where s^3 leaves the normal range."""
+    with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+        s3 = s**3
+        lam = eps / s3
+        # s^3 overflows to inf (lambda -> 0) or underflows (lambda -> inf) near the ends
+        bad = ~((s3 >= 2.0**-1022) & (s3 <= np.finfo(np.float64).max))
+        if bad.any():
+            lam = np.where(bad, eps / s / s / s, lam)
+    return lam
+
+
+def _unscale(x: np.ndarray, k: np.ndarray, power: int = 1) -> np.ndarray:
+    """``x 2**(-power k)`` (the true statistic from a scaled one); identity when k = 0."""
+    if not k.any():
+        return x
+    with np.errstate(over="ignore", under="ignore"):
+        return np.ldexp(x, -power * k)
+
+
+def statistics(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(mu, q)`` of every record of ``z`` (..., d), shapes ``z.shape[:-1]``, unscaled."""
+    d = z.shape[-1]
+    rows = z.reshape(-1, d)
+    mu, _, q, k = moments(rows, 0.0)
+    mu, q = _unscale(mu, k), _unscale(q, k, 2)
+    lead = z.shape[:-1]
+    return mu.reshape(lead), q.reshape(lead)
+
+
+def core_parts(z: np.ndarray, eps: float) -> tuple[np.ndarray, np.ndarray]:
+    """``(u, s)`` for the derivatives: the core ``u = v / s`` and ``s`` (..., 1)."""
+    d = z.shape[-1]
+    rows = z.reshape(-1, d)
+    _, v, q, k = moments(rows, eps)
+    s = denominator(q, k, eps, lead=z.shape[:-1])
+    # u = v' / s' (the scale cancels)
+    u = v / s
+    # s = 2^-k s' (over- or underflows only at the ends of the range: the callers' results
+    # are then checked for finiteness)
+    s = _unscale(s, k)
+    return u.reshape(z.shape), s.reshape(z.shape[:-1] + (1,))
+
+
+def mean_square_ratio(z: np.ndarray, eps: float) -> np.ndarray:
+    """``q / (q + eps)`` of every record, shape ``z.shape[:-1]``."""
+    d = z.shape[-1]
+    rows = z.reshape(-1, d)
+    _, _, q, k = moments(rows, eps)
+    denominator(q, k, eps, lead=z.shape[:-1])  # refuses eps = 0 with a constant record
+    with np.errstate(under="ignore", invalid="ignore"):
+        # q' / (q' + eps') = q / (q + eps) (0 for a constant record)
+        s2 = q + np.ldexp(eps, 2 * k)
+        ratio = np.divide(q, s2, out=np.zeros_like(q), where=q > 0)
+    return ratio.reshape(z.shape[:-1])
+
+
+def _block(rows: np.ndarray, y: np.ndarray, eps: float, gamma: np.ndarray | None,
+           beta: np.ndarray | None, start: int, lead: tuple[int, ...], options: dict,
+           unit: str, check: bool) -> None:
+    """One block of the layer, in place in ``y``: ``gamma ⊙ v / s + beta``."""
+    _, v, q, k = moments(rows, eps, out=y, center=options["center"], ddof=options["ddof"],
+                         eps_inside=options["eps_inside"], fast=options["fast"])
+    if options["fast"] and not np.isfinite(q).all():
+        i = int(np.flatnonzero(~np.isfinite(q))[0])
+        raise ValueError(
+            f"the one-pass variance of {unit} {_index(start + i, lead)} is not finite in "
+            "float64: the literal formula E[z^2] - mu^2 squares z, which overflows"
+        )
+    # u = v' / s' = v / s
+    v /= denominator(q, k, eps, eps_inside=options["eps_inside"], lead=lead, start=start,
+                     unit=unit, center=None if options["fast"] else options["center"])
+    # y = gamma ⊙ u + beta
+    with np.errstate(over="ignore", invalid="ignore"):
+        if gamma is not None:
+            v *= gamma
+        if beta is not None:
+            v += beta
+    if check:
+        bad = np.flatnonzero(~np.isfinite(v).all(axis=-1))
+        if bad.size:
+            raise ValueError(
+                f"the output gamma ⊙ u + beta of {unit} {_index(start + int(bad[0]), lead)} "
+                "overflows float64 (a gain or bias too large); rescale gamma or beta"
+            )
+
+
+def standardize(z: np.ndarray, eps: float, gamma: np.ndarray | None = None,
+                beta: np.ndarray | None = None, *, center: bool = True, ddof: int = 0,
+                eps_inside: bool = True, fast: bool = False, unit: str = "record",
+                threads: int | None = None) -> np.ndarray:
+    """``gamma ⊙ (z - mu 1) / s + beta`` for every record, a block of records at a time.
+
+    Blocks of about ``_BLOCK`` elements are independent, so they may run on ``threads``
+    threads (numpy releases the GIL inside its loops); the bits never depend on how many.
+    The first error in record order is the one raised.
+    """
+    d = z.shape[-1]
+    lead = z.shape[:-1]
+    rows = z.reshape(-1, d)
+    y = np.empty(rows.shape)
+    options = {"center": center, "ddof": ddof, "eps_inside": eps_inside, "fast": fast}
+    # |u_i| <= sqrt(d), so the output can only overflow when max|gamma| sqrt(d) + max|beta|
+    # is near the largest float
+    with np.errstate(over="ignore"):
+        bound = np.sqrt(d) * (0.0 if gamma is None else np.abs(gamma).max())
+        bound += 0.0 if beta is None else np.abs(beta).max()
+    check = not bound < 1e300 or fast
+    step = max(1, _BLOCK // d)
+    starts = range(0, rows.shape[0], step)
+
+    def work(start: int) -> None:
+        block = slice(start, start + step)
+        _block(rows[block], y[block], eps, gamma, beta, start, lead, options, unit, check)
+
+    n = min(len(starts), default_threads() if threads is None else threads)
+    if n <= 1:
+        for start in starts:
+            work(start)
+    else:
+        global _pool, _pool_size
+        if _pool is None or _pool_size < n:
+            _pool, _pool_size = ThreadPoolExecutor(n, thread_name_prefix="lnbook"), n
+        # n contiguous runs of blocks, one per thread
+        runs = np.array_split(np.asarray(starts), n)
+        futures = [_pool.submit(lambda r=r: [work(int(s)) for s in r]) for r in runs]
+        try:
+            for f in futures:
+                f.result()
+        finally:
+            for f in futures:
+                f.cancel()
+            for f in futures:
+                if not f.cancelled():
+                    f.exception()
+    return y.reshape(z.shape)
