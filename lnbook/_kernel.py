@@ -62,10 +62,10 @@ def zero_spread_error(index: tuple[int, ...], unit: str = "record",
     None for the one-pass variance ``E[z^2] - mu^2`` clipped at 0.
     """
     where = f" {index}" if index else ""
-    what, spread = {True: ("constant ", "variance"), False: ("all-zero ", "mean square"),
-                    None: ("", "one-pass variance max(0, E[z^2] - mu^2)")}[center]
+    what, spread = {True: ("a constant", "variance"), False: ("an all-zero", "mean square"),
+                    None: ("a", "one-pass variance max(0, E[z^2] - mu^2)")}[center]
     return ValueError(
-        f"eps = 0 with a {what}{unit}{where}: its {spread} is exactly 0, so the core 0/0 "
+        f"eps = 0 with {what} {unit}{where}: its {spread} is exactly 0, so the core 0/0 "
         "is undefined; use eps > 0"
     )
 
@@ -185,7 +185,7 @@ def radial(s: np.ndarray, eps: float) -> np.ndarray:
         # s^3 overflows to inf (lambda -> 0) or underflows (lambda -> inf) near the ends
         bad = ~((s3 >= 2.0**-1022) & (s3 <= np.finfo(np.float64).max))
         if bad.any():
-            lam = np.where(bad, eps / s / s / s, lam)
+            lam = np.where(bad, eps / s / s / s, lam)[()]
     return lam
 
 

@@ -126,16 +126,23 @@ def test_input_grad_by_hand_and_finite_differences():
 def test_param_grads_by_hand():
     """l = ½||y||² at z = (1,1,-2), eps = 2, gamma = (2,0,-1), beta = 0: dgamma = (1/2, 0, -1)."""
     y = lnbook.layer_norm([1, 1, -2], gamma=[2, 0, -1], eps=2)
-    dgamma, dbeta = lnbook.param_grads([1, 1, -2], y, eps=2)
+    # u = (1, 1, -2) / sqrt(2 + 2) = (1/2, 1/2, -1), so y = gamma ⊙ u = (1, 0, 1)
+    assert np.array_equal(y, [1.0, 0.0, 1.0])
+    dgamma, _ = lnbook.param_grads([1, 1, -2], y, eps=2)
+    # dgamma_i = y_i u_i = (1/2, 0, -1)
     assert np.array_equal(dgamma, [0.5, 0.0, -1.0])
-    assert np.array_equal(dbeta, y)
 
 
-def test_param_grads_bias_example():
-    """z = (3,3,3), beta = (1,-1,2), l = ½||y||²: the bias gradient is (1,-1,2)."""
-    beta = np.array([1.0, -1.0, 2.0])
-    y = lnbook.layer_norm([3, 3, 3], beta=beta)
-    assert np.array_equal(lnbook.param_grads([3, 3, 3], y)[1], beta)
+def test_param_grads_accumulate_over_records_by_hand():
+    """Two records share gamma and beta, so their gradients add; worked by hand.
+
+    eps = 2. Record 1: z = (1, 1, -2), q = 2, s = 2, u = (1/2, 1/2, -1), g = (2, 4, 1).
+    Record 2: z = (2, -1, -1), q = 2, s = 2, u = (1, -1/2, -1/2), g = (3, -1, 5).
+    dgamma = (1 + 3, 2 + 1/2, -1 - 5/2) = (4, 5/2, -7/2); dbeta = (5, 3, 6).
+    """
+    dgamma, dbeta = lnbook.param_grads([[1, 1, -2], [2, -1, -1]], [[2, 4, 1], [3, -1, 5]], eps=2)
+    assert np.array_equal(dgamma, [4.0, 2.5, -3.5])
+    assert np.array_equal(dbeta, [5.0, 3.0, 6.0])
 
 
 def test_param_grads_sum_over_records_and_finite_differences():
