@@ -112,8 +112,11 @@ def test_stats_of_tiny_and_huge_records():
     assert math.isclose(q, 2e-322, rel_tol=0.02)  # subnormal: q = 41 * 2^-1074, rounded once
     mu, q = lnbook.stats([1e150, -1e150])
     assert mu == 0.0 and math.isclose(q, 1e300, rel_tol=1e-15)
-    assert math.isclose(float(lnbook.normalized_variance([1e200, -1e200], eps=1e300)[()]),
-                        1e400 / (1e400 + 1e300), rel_tol=1e-15)
+    # q = (3e-162)^2 is below the smallest subnormal; q / (q + eps) at eps = 1e-323 is not 0
+    q = Fraction(3e-162) ** 2
+    expected = float(q / (q + Fraction(1e-323)))
+    got = float(lnbook.normalized_variance([3e-162, -3e-162], eps=1e-323)[()])
+    assert math.isclose(got, expected, rel_tol=4e-16) and 0.4 < got < 0.5
 
 
 # --- the derivatives at the edges ---------------------------------------------------------
