@@ -3,8 +3,8 @@
 Every array function takes records ``(d,)`` or ``(..., d)`` with the normalized axis last,
 takes ``eps`` as a keyword (default ``1e-5``) and returns float64; a gain ``gamma`` (then a
 bias ``beta``) comes right after the data arguments. All of them rest on one private kernel
-(``lnbook._kernel``) and validate their arguments at one boundary (``lnbook._checks``). Figures live in
-:mod:`lnbook.plotting`, the only module that imports matplotlib.
+(``lnbook._kernel``) and validate their arguments at one boundary (``lnbook._checks``).
+Figures live in :mod:`lnbook.plotting`, the only module that imports matplotlib.
 """
 
 from .audit import record_audit

@@ -103,6 +103,10 @@ def jacobian(
            [-3.,  3.]])
     """
     eps = _checks.eps_value(eps)
+    shape = np.shape(z) if isinstance(z, np.ndarray) else ()
+    if len(shape) >= 1:
+        # before even copying z: the result is d times larger
+        _check_size(shape[:-1], shape[-1])
     z = _checks.records(z)
     d = z.shape[-1]
     gamma = _checks.parameter(gamma, d, "gamma")
