@@ -26,6 +26,7 @@ scaled answer instead of a wrong one.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -346,7 +347,7 @@ def standardize(z: np.ndarray, eps: float, gamma: np.ndarray | None = None,
     step = max(1, _BLOCK // d)
     starts = range(0, rows.shape[0], step)
 
-    def work(run: np.ndarray | range) -> None:
+    def work(run: Sequence[int]) -> None:
         # one scratch buffer per run of blocks, reused by each block; overflow and underflow
         # inside are detected by the checks, so numpy's warnings are off (per thread)
         scratch = np.empty(min(step, rows.shape[0]) * d)
@@ -356,23 +357,32 @@ def standardize(z: np.ndarray, eps: float, gamma: np.ndarray | None = None,
                 _block(rows[block], y[block], eps, gamma, beta, int(start), lead, options,
                        unit, check, scratch)
 
+    in_parallel(work, starts, threads)
+    return y.reshape(z.shape)
+
+
+def in_parallel(work: Callable[[Sequence[int]], None], starts: Sequence[int],
+                threads: int | None) -> None:
+    """Call ``work`` on contiguous runs of ``starts``, one run per thread.
+
+    ``threads=None``: one per CPU this process may run on, at most one per start. The runs
+    are in order, so the first exception in order is the one raised (after every run ends).
+    """
     n = min(len(starts), default_threads() if threads is None else threads)
     if n <= 1:
         work(starts)
-    else:
-        global _pool, _pool_size
-        if _pool is None or _pool_size < n:
-            _pool, _pool_size = ThreadPoolExecutor(n, thread_name_prefix="lnbook"), n
-        # n contiguous runs of blocks, one per thread
-        runs = np.array_split(np.asarray(starts), n)
-        futures = [_pool.submit(work, r) for r in runs]
-        try:
-            for f in futures:
-                f.result()
-        finally:
-            for f in futures:
-                f.cancel()
-            for f in futures:
-                if not f.cancelled():
-                    f.exception()
-    return y.reshape(z.shape)
+        return
+    global _pool, _pool_size
+    if _pool is None or _pool_size < n:
+        _pool, _pool_size = ThreadPoolExecutor(n, thread_name_prefix="lnbook"), n
+    runs = [[int(i) for i in r] for r in np.array_split(np.asarray(starts), n)]
+    futures = [_pool.submit(work, r) for r in runs]
+    try:
+        for f in futures:
+            f.result()
+    finally:
+        for f in futures:
+            f.cancel()
+        for f in futures:
+            if not f.cancelled():
+                f.exception()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import numbers
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -22,6 +22,9 @@ __all__ = [
 ]
 
 EPS = _kernel.EPS
+
+# elements of J built per block (512 KiB of float64), as in the layer
+_BLOCK = 1 << 16
 
 # jacobian refuses a result with more entries than this (16 GiB of float64), or more bytes
 # than the machine has free, before allocating it
@@ -50,7 +53,8 @@ def _check_size(lead: tuple[int, ...], d: int) -> None:
 
 
 def jacobian(
-    z: ArrayLike, gamma: ArrayLike | None = None, *, eps: float = EPS
+    z: ArrayLike, gamma: ArrayLike | None = None, *, eps: float = EPS,
+    threads: int | None = None,
 ) -> np.ndarray:
     """Input Jacobian of the core (or of the full output when ``gamma`` is given).
 
@@ -62,6 +66,9 @@ def jacobian(
         Gain. When given, returns ``diag(gamma) @ J``; the bias never enters.
     eps : float, optional
         Stabilizer.
+    threads : int, optional
+        Threads over independent blocks of records, as in :func:`lnbook.core` (``None``:
+        every CPU this process may run on); the bits never depend on the count.
 
     Returns
     -------
@@ -110,6 +117,7 @@ def jacobian(
     z = _checks.records(z)
     d = z.shape[-1]
     gamma = _checks.parameter(gamma, d, "gamma")
+    threads = None if threads is None else _checks.count(threads, "threads")
     _check_size(z.shape[:-1], d)
     u, s = _kernel.core_parts(z, eps)
     n = u.size // d
@@ -130,10 +138,19 @@ def jacobian(
             # and c = 1 / (d s)
             inv_s = 1.0 / s
             a = u * np.sqrt(inv_s / d)
-            np.multiply(-(g * a)[:, :, None], a[:, None, :], out=J)
-            J -= (g * (inv_s / d))[:, :, None]
-            # D(LN) = diag(gamma) J
-            J.reshape(n, d * d)[:, :: d + 1] += g * inv_s
+            ga, gc, gs = -(g * a), g * (inv_s / d), g * inv_s
+            step = max(1, _BLOCK // (d * d))
+
+            def build(starts: Sequence[int]) -> None:
+                with np.errstate(all="ignore"):
+                    for start in starts:
+                        b = slice(start, start + step)
+                        np.multiply(ga[b, :, None], a[b, None, :], out=J[b])
+                        J[b] -= gc[b, :, None]
+                        # D(LN) = diag(gamma) J
+                        J[b].reshape(-1, d * d)[:, :: d + 1] += gs[b]
+
+            _kernel.in_parallel(build, range(0, n, step), threads)
     # |J_ij| <= 3 max|gamma| / s: check the entries only when that could overflow
     with np.errstate(over="ignore", divide="ignore"):
         bound = np.abs(g).max() * 3.0 / s.min()

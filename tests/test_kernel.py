@@ -228,6 +228,20 @@ def test_many_blocks_match_one_formula(monkeypatch, threads):
     assert np.allclose(blocked, unblocked(z, gamma, beta, lnbook.EPS), rtol=0, atol=1e-13)
 
 
+def test_jacobian_blocks_and_threads_keep_the_bits(monkeypatch):
+    """The (..., d, d) Jacobian built in blocks of 2 records on 1 to 3 threads: same bits."""
+    import lnbook.derivatives
+
+    z = np.random.default_rng(12).normal(size=(3, 5, 6))
+    gamma = np.random.default_rng(13).normal(size=6)
+    whole = lnbook.jacobian(z, gamma, eps=0.1, threads=1)
+    monkeypatch.setattr(lnbook.derivatives, "_BLOCK", 2 * 36)
+    for threads in (1, 2, 3):
+        assert np.array_equal(lnbook.jacobian(z, gamma, eps=0.1, threads=threads), whole)
+    # and each record's block is that record's own Jacobian
+    assert np.array_equal(whole[2, 4], lnbook.jacobian(z[2, 4], gamma, eps=0.1))
+
+
 def test_first_error_in_record_order_with_threads(monkeypatch):
     """Two constant records in different blocks on different threads: the first is named."""
     monkeypatch.setattr(_kernel, "_BLOCK", 2 * 4)
