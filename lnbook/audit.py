@@ -8,6 +8,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _checks
+from .variants import wrong_axis_layer_norm  # noqa: F401  (lnbook.plotting imports it here)
 
 __all__ = ["record_audit"]
 
