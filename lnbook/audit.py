@@ -54,6 +54,9 @@ def record_audit(
     array([[False,  True],
            [False, False]])
     """
+    if not callable(layer):
+        raise TypeError(f"layer must be callable, layer(z) -> array of z's shape; got {layer!r}")
+    seed = _checks.count(seed, "seed", minimum=0)
     z = _checks.records(z)
     if z.ndim < 2:
         raise ValueError(f"z must hold several records, shape (..., d); got shape {z.shape}")

@@ -364,6 +364,8 @@ def central_difference_jacobian(
     array([[2., 0.],
            [0., 4.]])
     """
+    if not callable(f):
+        raise TypeError(f"f must be callable, f(z) -> vector; got {f!r}")
     z = _checks.records(z)
     if z.ndim != 1:
         raise ValueError(f"z must be one record of shape (d,); got shape {z.shape}")

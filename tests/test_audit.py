@@ -59,3 +59,13 @@ def test_bad_input_raises(call, message):
     """Misuse gets a ValueError that names the problem."""
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_wrong_types_raise_type_error():
+    """A layer or f that is not callable, a seed that is not an integer: TypeError."""
+    with pytest.raises(TypeError, match=r"layer must be callable"):
+        lnbook.record_audit(np.ones(3), np.ones((2, 3)), (0,))
+    with pytest.raises(TypeError, match=r"seed must be an integer; got 0\.5"):
+        lnbook.record_audit(lnbook.layer_norm, np.ones((2, 3)), (0,), seed=0.5)
+    with pytest.raises(TypeError, match=r"f must be callable"):
+        lnbook.central_difference_jacobian("sin", [1.0])
