@@ -153,7 +153,7 @@ def jacobian(
             _kernel.in_parallel(build, range(0, n, step), threads)
     # |J_ij| <= 3 max|gamma| / s: check the entries only when that could overflow
     with np.errstate(over="ignore", divide="ignore"):
-        bound = np.abs(g).max() * 3.0 / s.min()
+        bound = np.abs(g).max() * 3.0 / s.min() if s.size else 0.0
     if not bound < 1e300:
         _checks.finite_result(J, "the Jacobian")
     return J.reshape(z.shape + (d,))

@@ -301,6 +301,15 @@ def test_other_refusals_name_the_problem():
         lnbook.exact_core([1.0, 2.0], center="no")
 
 
+def test_no_records_gives_empty_results():
+    """A batch of zero records, shape (0, 3): empty results of the right shapes, no error."""
+    z = np.zeros((0, 3))
+    assert lnbook.layer_norm(z, [1.0, 2.0, 3.0]).shape == (0, 3)
+    assert lnbook.jacobian(z).shape == (0, 3, 3)
+    assert lnbook.stats(z)[1].shape == (0,)
+    assert np.array_equal(lnbook.param_grads(z, z)[1], [0.0, 0.0, 0.0])
+
+
 def test_conventions_table_is_read_only():
     """CONVENTIONS cannot be changed by a caller; its entries are immutable tuples."""
     with pytest.raises(TypeError):
