@@ -220,8 +220,10 @@ def test_many_blocks_match_one_formula(monkeypatch, threads):
     """
     rng = np.random.default_rng(11)
     z = rng.normal(size=(5, 10, 16)) * 3 + 100
+    z[2, 3] = 7.0  # a constant record sends its block down the general (rescaling) path
     gamma, beta = rng.normal(size=16), rng.normal(size=16)
     whole = lnbook.layer_norm(z, gamma, beta, threads=1)
+    assert np.array_equal(whole[2, 3], beta)
     monkeypatch.setattr(_kernel, "_BLOCK", 4 * 16)
     blocked = lnbook.layer_norm(z, gamma, beta, threads=threads)
     assert np.array_equal(blocked, whole)
