@@ -51,7 +51,9 @@ def stats(z: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     when the offset dominates), so ``v`` is accurate to a few ulps of its own size even for
     :math:`|\\mu|/\\sqrt q` near :math:`10^9`. Every sum, the squares' included, is numpy's
     pairwise summation along the last axis, whose error grows like :math:`\\log d` rather
-    than :math:`d`. See :ref:`ch-records` and :ref:`ch-floating-point`.
+    than :math:`d`. A record whose squares would underflow (spread below about
+    ``1e-154``) or overflow is scaled by a power of two first, which is exact. See
+    :ref:`ch-records` and :ref:`ch-floating-point`.
 
     Examples
     --------
