@@ -1,7 +1,9 @@
 """Input validation shared by the public functions (the public boundary).
 
-Every check raises ``ValueError`` with a message that names the argument and shows the
-offending value or shape; none uses ``assert`` (stripped by ``python -O``).
+Every check raises ``ValueError`` for a bad value (and ``TypeError`` for a wrong kind of
+argument: a masked array, a non-bool option, a non-integer count) with a message that names
+the argument and shows the offending value or shape; none uses ``assert`` (stripped by
+``python -O``). The numerical work lives in :mod:`lnbook._kernel`, which checks nothing.
 """
 
 from __future__ import annotations
