@@ -3,8 +3,8 @@
 The float64 inputs are exact rational numbers, and so are their mean, their centered parts
 and their variance: :func:`exact_core` computes those with ``fractions.Fraction``, takes
 the square root with mpmath, and certifies the rounding with exact rational comparisons. It
-is slow (pure Python, one record at a time) and meant for tests and the chapter on floating
-point (``ch-floating-point``). mpmath is imported inside the functions, so ``import lnbook``
+is slow (pure Python, one record at a time) and meant for tests and
+:ref:`ch-floating-point`. mpmath is imported inside the functions, so ``import lnbook``
 never needs it.
 """
 
