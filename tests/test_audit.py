@@ -1,4 +1,5 @@
-"""Tests of lnbook.audit: the record audit, the wrong-axis layer, central differences."""
+"""Tests of the record audit (lnbook.audit), with the wrong-axis layer it catches (lnbook.variants)
+and the central differences that witness the closed forms (lnbook.derivatives)."""
 
 from __future__ import annotations
 
