@@ -14,9 +14,10 @@ underflow) or huge (``q`` or ``q + eps`` overflows) is first multiplied by a pow
 ``mu' = 2**k mu``, ``v' = 2**k v`` and ``q' = 4**k q``, and the stabilizer becomes
 ``eps' = 4**k eps`` (``2**k eps`` when eps sits outside the root). ``k`` is capped so that
 ``eps'`` stays below ``2**1000``: a finite, exact product whenever it is a normal number.
-When ``eps'`` is subnormal it is inexact, but then ``k < 0`` (a record scaled down) and
-``q' >= 2**-110`` (the spread of a non-constant record whose largest entry is near 1),
-so its error is far below an ulp of ``q' + eps'``. When the cap binds, ``eps'`` dominates
+When ``eps'`` is subnormal it may be inexact (a power of two times a subnormal is exact
+when it grows), but then ``k < 0`` (a record scaled down, its largest entry in [1/2, 1)) and
+``q' >= 2**-108 / d`` (two different entries differ by an ulp at least), so the error of
+``eps'``, below ``2**-1074``, is far below an ulp of ``q' + eps'``. When the cap binds, ``eps'`` dominates
 ``q'`` by a factor of ``2**500`` and ``z'`` stays a normal number unless the core underflows
 anyway. Since scaling by ``2**k`` commutes with every rounding between over- and underflow,
 records inside the range get the same bits either way; records outside it get the correctly
