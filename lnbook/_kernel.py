@@ -385,6 +385,8 @@ def in_parallel(work: Callable[[Sequence[int]], None], starts: Sequence[int],
         return
     global _pool, _pool_size
     if _pool is None or _pool_size < n:
+        if _pool is not None:
+            _pool.shutdown(wait=False)  # its idle threads end; a larger pool replaces it
         _pool, _pool_size = ThreadPoolExecutor(n, thread_name_prefix="lnbook"), n
     runs = [[int(i) for i in r] for r in np.array_split(np.asarray(starts), n)]
     futures = [_pool.submit(work, r) for r in runs]
