@@ -27,6 +27,7 @@ scaled answer instead of a wrong one.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
@@ -47,12 +48,13 @@ _EPS_EXP = 1000
 
 _pool: ThreadPoolExecutor | None = None
 _pool_size = 0
+_pool_lock = threading.Lock()
 
 
 def _forget_pool() -> None:
     """A forked child has none of the parent's threads: start a fresh pool when needed."""
-    global _pool, _pool_size
-    _pool, _pool_size = None, 0
+    global _pool, _pool_size, _pool_lock
+    _pool, _pool_size, _pool_lock = None, 0, threading.Lock()
 
 
 if hasattr(os, "register_at_fork"):
@@ -384,12 +386,14 @@ def in_parallel(work: Callable[[Sequence[int]], None], starts: Sequence[int],
         work(starts)
         return
     global _pool, _pool_size
-    if _pool is None or _pool_size < n:
-        if _pool is not None:
-            _pool.shutdown(wait=False)  # its idle threads end; a larger pool replaces it
-        _pool, _pool_size = ThreadPoolExecutor(n, thread_name_prefix="lnbook"), n
     runs = [[int(i) for i in r] for r in np.array_split(np.asarray(starts), n)]
-    futures = [_pool.submit(work, r) for r in runs]
+    with _pool_lock:  # callers on several threads of their own share one pool
+        if _pool is None or _pool_size < n:
+            if _pool is not None:
+                # submitted work still runs; its idle threads end
+                _pool.shutdown(wait=False)
+            _pool, _pool_size = ThreadPoolExecutor(n, thread_name_prefix="lnbook"), n
+        futures = [_pool.submit(work, r) for r in runs]
     try:
         for f in futures:
             f.result()
