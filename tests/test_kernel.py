@@ -244,6 +244,22 @@ def test_jacobian_blocks_and_threads_keep_the_bits(monkeypatch):
     assert np.array_equal(whole[2, 4], lnbook.jacobian(z[2, 4], gamma, eps=0.1))
 
 
+def test_callers_on_several_threads_share_the_pool(monkeypatch):
+    """Six user threads asking for 2 to 5 worker threads at once all get the same bits."""
+    import threading
+
+    monkeypatch.setattr(_kernel, "_BLOCK", 8 * 50)
+    z = np.random.default_rng(14).normal(size=(300, 50))
+    reference, same = lnbook.core(z, threads=1), []
+    callers = [threading.Thread(target=lambda t=t: same.append(
+        np.array_equal(lnbook.core(z, threads=t), reference))) for t in (2, 3, 4, 2, 5, 3)]
+    for c in callers:
+        c.start()
+    for c in callers:
+        c.join()
+    assert same == [True] * 6
+
+
 def test_first_error_in_record_order_with_threads(monkeypatch):
     """Two constant records in different blocks on different threads: the first is named."""
     monkeypatch.setattr(_kernel, "_BLOCK", 2 * 4)
