@@ -138,6 +138,21 @@ def test_radial_jacobian_for_d_2_is_accurate():
     assert math.isclose(radial, lam, rel_tol=4 * np.finfo(float).eps)
 
 
+def test_radial_input_grad_for_d_3_is_limited_by_its_condition():
+    """For d >= 3, J g with g = v: the answer eps/s^3 v is accurate to rho ||g|| / s, not
+    relatively: a relative change rho of g already moves J g by rho ||g|| / s (1/s is the
+    tangential eigenvalue), so no float64 algorithm given g can do better."""
+    z, eps = [3.0, -1.0, 1.0], 1e-14
+    v = np.array([2.0, -2.0, 0.0])
+    with mpmath.workdps(40):
+        s = mpmath.sqrt(mpmath.mpf(8) / 3 + mpmath.mpf(eps))
+        lam = float(mpmath.mpf(eps) / s**3)
+        s = float(s)
+    got = lnbook.input_grad(z, v, eps=eps)
+    rho = np.finfo(float).eps / 2
+    assert np.abs(got - lam * v).max() <= 8 * rho * np.linalg.norm(v) / s
+
+
 def exact_jacobian(z, eps, dps=40):
     """J_ij = (delta_ij - 1/d) / s - v_i v_j / (d s^3), with mpmath at 40 digits."""
     with mpmath.workdps(dps):
