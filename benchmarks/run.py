@@ -78,7 +78,7 @@ THREAD_COUNTS = (1, 2)
 # Sizes of the full run and of the tiny mode the test suite uses.
 FULL = {"layer_norm": (4096, 1024), "jacobian": (256, 64), "operator_norm": (10_000, 64),
         "accuracy d": 64, "accuracy n": 4, "offsets": [10.0**k for k in range(10)],
-        "spreads": [1e-6, 1e-3, 1.0, 1e3], "rounds": 9, "min time": 0.1}
+        "spreads": [1e-6, 1e-3, 1.0, 1e3], "rounds": 15, "min time": 0.1}
 TINY = {"layer_norm": (64, 32), "jacobian": (8, 8), "operator_norm": (50, 8),
         "accuracy d": 8, "accuracy n": 2, "offsets": [1.0, 1e6], "spreads": [1e-3, 1.0],
         "rounds": 2, "min time": 0.0}
@@ -454,11 +454,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tiny", action="store_true",
                         help="small sizes and 2 rounds, for the test suite (seconds)")
-    parser.add_argument("--rounds", type=int, help="interleaved rounds (default 9; tiny 2)")
+    parser.add_argument("--rounds", type=int, help="interleaved rounds (default 15; tiny 2)")
     parser.add_argument("--results", type=pathlib.Path, default=RESULTS,
                         help="where to write the results (default benchmarks/results.json)")
     parser.add_argument("--page", type=pathlib.Path, default=render.PAGE_PART,
                         help="where to write the page's generated part")
+    parser.add_argument("--figure", type=pathlib.Path, default=render.FIGURE,
+                        help="where to write the figure of per-round ratios (SVG)")
     parser.add_argument("--keep-openblas-env", action="store_true",
                         help="measure with OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE as they are")
     args = parser.parse_args(argv)
@@ -468,9 +470,9 @@ def main(argv: list[str] | None = None) -> int:
     removed = json.loads(os.environ.get(REMOVED_ENV, "{}"))
     data = measure(cfg, removed)
     args.results.write_text(json.dumps(data, indent=1) + "\n")
-    args.page.parent.mkdir(parents=True, exist_ok=True)
-    args.page.write_text(render.render(data))
-    print(f"wrote {args.results} and {args.page} in {data['machine']['wall time, s']} s")
+    render.write(data, args.page, args.figure)
+    print(f"wrote {args.results}, {args.page} and {args.figure} in "
+          f"{data['machine']['wall time, s']} s")
     return 0
 
 

@@ -54,6 +54,7 @@ __all__ = [
     "core_bound_data",
     "offset_error_data",
     "eps_placement_data",
+    "benchmark_ratio_data",
 ]
 
 EPS_VALUES = (0.01, 0.1, 1.0)
@@ -194,7 +195,7 @@ def gain_effect_data(z: ArrayLike = (1.0, 1.0, -2.0), gamma: ArrayLike = (2.0, 0
 def bias_shift_data(records: Sequence[ArrayLike] = ((3.0, 3.0, 3.0), (2.0, 3.0, 4.0)),
                     gamma: ArrayLike = (2.0, 0.5, -1.0), beta: ArrayLike = (1.0, -1.0, 2.0),
                     eps: float = 1e-5) -> list[dict]:
-    """For each record: core ``u``, ``gamma ⊙ u``, output ``y = gamma ⊙ u + beta``, mean of y."""
+    """For each record: core ``u``, ``gamma ⊙ u``, output ``y = gamma ⊙ u + beta``, its mean."""
     out = []
     for z in records:
         # y = gamma ⊙ u + beta
@@ -252,3 +253,32 @@ def eps_placement_data(z: ArrayLike = (1.0, 2.0, 3.0, 4.0),
                     for key in keys])
     return {"sigma": sigma, "keys": list(keys), "conventions": [CONVENTIONS[k] for k in keys],
             "rms": rms, "plateaus": (1.0, float(np.sqrt((d - 1) / d))), "d": d}
+
+
+def benchmark_ratio_data(results: dict) -> dict:
+    """Per-round ratios of each timed race in a ``benchmarks/results.json`` dict.
+
+    Returns ``names`` (the races, in the file's order), ``rounds`` (one array of per-round
+    ratios per race), ``median``, ``target`` and ``comparison`` (``"<="`` or ``">="``)
+    per race, and ``met``, the verdict of each median against its target.
+
+    Examples
+    --------
+    >>> race = {"name": "r", "result": {"per round": [1.0, 3.0, 2.0], "median": 2.0},
+    ...         "target": {"comparison": "<=", "bound": 1.0}}
+    >>> benchmark_ratio_data({"results": {"r": race}})["met"]
+    [False]
+    """
+    races = []
+    for value in results["results"].values():
+        for race in value if isinstance(value, list) else [value]:
+            if "result" in race:
+                races.append(race)
+    median = np.array([r["result"]["median"] for r in races])
+    target = np.array([r["target"]["bound"] for r in races])
+    comparison = [r["target"]["comparison"] for r in races]
+    met = [bool(m <= t) if c == "<=" else bool(m >= t)
+           for m, t, c in zip(median, target, comparison)]
+    return {"names": [r["name"] for r in races],
+            "rounds": [np.asarray(r["result"]["per round"], dtype=float) for r in races],
+            "median": median, "target": target, "comparison": comparison, "met": met}

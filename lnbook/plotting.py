@@ -54,6 +54,7 @@ __all__ = [
     "plot_core_bound",
     "plot_offset_error",
     "plot_eps_placement",
+    "plot_benchmark_ratios",
 ]
 
 #: Okabe & Ito's colour-blind-safe palette (blue, vermillion, bluish green, reddish purple,
@@ -103,8 +104,8 @@ STYLE = {
 class BookFigure(Figure):
     """A figure that displays in a notebook as a PNG at twice its resolution, sized to fit.
 
-    The PNG carries ``width`` and ``height`` metadata (half its pixels), which myst-nb and
-    Jupyter use as the display size: the figure is sharp on high-density screens and as
+    The PNG carries ``width`` metadata (half its pixels), which myst-nb and Jupyter use as
+    the display width: the figure is sharp on high-density screens and as
     wide as designed (:data:`WIDTH` inches at 100 dpi) on a desktop. If the notebook also
     asks for SVG (``%config InlineBackend.figure_formats``), IPython adds it beside.
     """
@@ -114,10 +115,11 @@ class BookFigure(Figure):
         self.savefig(buf, format="png", dpi=2 * STYLE["figure.dpi"], bbox_inches="tight",
                      facecolor=STYLE["figure.facecolor"])
         png = buf.getvalue()
-        # PNG header: width and height are big-endian at bytes 16-24
-        w, h = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+        # PNG header: the width is big-endian at bytes 16-20. Only the width is given, so
+        # that a narrow screen scales the height with it.
+        w = int.from_bytes(png[16:20], "big")
         return ({"image/png": base64.b64encode(png).decode("ascii")},
-                {"image/png": {"width": w // 2, "height": h // 2}})
+                {"image/png": {"width": w // 2}})
 
 
 @contextlib.contextmanager
@@ -539,4 +541,38 @@ def plot_eps_placement(z: ArrayLike = (1.0, 2.0, 3.0, 4.0),
            title=rf"$z = {_vector(z)}$, scaled by $\alpha$")
     _finish(ax)
     _legend(ax)
+    return ax
+
+
+@_styled
+def plot_benchmark_ratios(results: dict, ax=None):
+    """Each race's per-round ratios (dots), their median (bar) and its target (triangle).
+
+    ``results`` is the dict of ``benchmarks/results.json``; the data are
+    :func:`lnbook.figures.benchmark_ratio_data`. One row per race, named above its dots, on
+    a log axis of ratios.
+    """
+    data = figures.benchmark_ratio_data(results)
+    n = len(data["names"])
+    ax = _new(height=1.3 + 0.75 * n) if ax is None else ax
+    rows = np.arange(n)[::-1].astype(float)
+    for row, rounds in zip(rows, data["rounds"]):
+        ax.plot(rounds, np.full(rounds.size, row), "o", color=PALETTE[0], alpha=0.55,
+                markersize=6, label="one round" if row == rows[0] else None)
+    ax.plot(data["median"], rows, "|", color="black", markersize=16, markeredgewidth=2.5,
+            label="median", linestyle="None")
+    ax.plot(data["target"], rows, "v", color=PALETTE[1], markersize=9, label="target",
+            linestyle="None")
+    names = ax.get_yaxis_transform()  # x in axes coordinates, y in data
+    for row, name, ok in zip(rows, data["names"], data["met"]):
+        ax.text(0.01, row + 0.38, f"{name}: {'met' if ok else 'not met'}", transform=names,
+                fontsize=STYLE["legend.fontsize"], va="center")
+    lo = min(data["target"].min(), min(r.min() for r in data["rounds"]))
+    hi = max(data["target"].max(), max(r.max() for r in data["rounds"]))
+    ax.set(xscale="log", xlim=(lo / 2, hi * 2), ylim=(-0.5, n - 0.2), xlabel="ratio",
+           yticks=[])
+    ax.grid(False, axis="y")
+    ax.spines["left"].set_visible(False)
+    _finish(ax)
+    _legend(ax, ncols=3)
     return ax

@@ -20,7 +20,8 @@ pytest.importorskip("torch")
 
 
 def load(name: str):
-    spec = importlib.util.spec_from_file_location(f"bench_{name}", ROOT / "benchmarks" / f"{name}.py")
+    path = ROOT / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -41,13 +42,15 @@ MACHINE_FIELDS = {"date", "cpu", "cores", "cores available", "platform", "python
 def tiny(tmp_path_factory):
     """One tiny run as a separate process, with the OpenBLAS variables set by its caller."""
     out = tmp_path_factory.mktemp("bench")
-    results, page = out / "results.json", out / "page.md"
+    results, page, fig = out / "results.json", out / "page.md", out / "ratios.svg"
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT),
            "OPENBLAS_CORETYPE": "Haswell"}
     proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "run.py"), "--tiny",
-                           "--results", str(results), "--page", str(page)],
+                           "--results", str(results), "--page", str(page),
+                           "--figure", str(fig)],
                           env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
+    assert fig.read_bytes().startswith(b"<?xml")
     return json.loads(results.read_text()), page.read_text()
 
 
@@ -112,6 +115,8 @@ def test_page_part_matches_committed_results():
     render = load("render")
     data = json.loads(render.RESULTS.read_text())
     assert render.PAGE_PART.read_text() == render.render(data)
+    assert render.FIGURE.read_bytes() == render.figure_svg(data)
+    assert f"```{{figure}} _generated/{render.FIGURE.name}" in render.PAGE_PART.read_text()
     assert "```{include} _generated/benchmarks_results.md" in (
         ROOT / "book" / "benchmarks.md").read_text()
 

@@ -42,6 +42,16 @@ OFFSETS = 10.0 ** np.arange(0, 13, 2)
 ERRORS = {r"lnbook.core, $\sigma = 1$": np.ones(OFFSETS.size),
           r"naive two-pass, $\sigma = 1$": OFFSETS * 0.7}
 
+def race(name, rounds, comparison="<=", bound=1.0):
+    return {"name": name, "result": {"per round": rounds, "median": float(np.median(rounds))},
+            "target": {"comparison": comparison, "bound": bound}}
+
+
+RESULTS = {"results": {"a": [race("a, 1 thread", [0.8, 0.9, 1.3]),
+                             race("a, 2 threads", [1.1, 1.2, 1.4])],
+                       "b": race("b", [300.0, 450.0, 500.0], ">=", 100.0),
+                       "accuracy": {"name": "accuracy", "worst": {"lnbook": 1.0}}}}
+
 # Every figure as a chapter calls it (see book/*.ipynb), returning its list of Axes.
 FIGURES = {
     "response": lambda: list(plotting.plot_response()),
@@ -61,6 +71,7 @@ FIGURES = {
     "core_bound": lambda: [plotting.plot_core_bound()],
     "offset_error": lambda: [plotting.plot_offset_error(OFFSETS, ERRORS)],
     "eps_placement": lambda: [plotting.plot_eps_placement()],
+    "benchmark_ratios": lambda: [plotting.plot_benchmark_ratios(RESULTS)],
 }
 
 
@@ -220,6 +231,18 @@ def test_eps_placement_draws_its_data():
         assert np.array_equal(line.get_ydata(), rms)
     legend = plotting_legend_texts(ax)
     assert all(lnbook.CONVENTIONS[k].label in t for k, t in zip(keys, legend))
+
+
+def test_benchmark_ratios_draw_their_data():
+    ax = plotting.plot_benchmark_ratios(RESULTS)
+    data = figures.benchmark_ratio_data(RESULTS)
+    dots = [line for line in ax.lines if line.get_marker() == "o"]
+    for line, rounds in zip(dots, data["rounds"]):
+        assert np.array_equal(line.get_xdata(), rounds)
+    (median,) = [line for line in ax.lines if line.get_marker() == "|"]
+    assert np.array_equal(median.get_xdata(), data["median"])
+    names = [t.get_text() for t in ax.texts]
+    assert names == ["a, 1 thread: met", "a, 2 threads: not met", "b: met"]
 
 
 def plotting_legend_texts(ax):

@@ -127,7 +127,8 @@ def test_amplification_data_by_hand():
     data = figures.amplification_data()
     eps = data["eps"]
     assert np.allclose(data["ratio"], (1e-6 + eps) ** -0.5, rtol=1e-6)
-    assert np.allclose(data["bound"], eps**-0.5, rtol=1e-15) and (data["ratio"] <= data["bound"]).all()
+    assert np.allclose(data["bound"], eps**-0.5, rtol=1e-15)
+    assert (data["ratio"] <= data["bound"]).all()
 
 
 def test_shift_geometry_data_by_hand():
@@ -227,3 +228,20 @@ def test_eps_placement_data_closed_forms(key):
     np.testing.assert_allclose(rms, expected, rtol=1e-9, atol=1e-12)
     assert rms[0] < 0.01 and math.isclose(rms[-1], math.sqrt((d - c.ddof) / d), rel_tol=1e-4)
     assert data["plateaus"] == (1.0, math.sqrt(3 / 4))
+
+
+def test_benchmark_ratio_data_by_hand():
+    """Races in file order; verdicts from median and target; the accuracy entry skipped."""
+    def race(name, rounds, comparison, bound):
+        return {"name": name, "result": {"per round": rounds, "median": sorted(rounds)[1]},
+                "target": {"comparison": comparison, "bound": bound}}
+
+    results = {"results": {"x": [race("x1", [0.5, 0.9, 0.6], "<=", 0.7),
+                                 race("x2", [0.8, 0.75, 0.9], "<=", 0.7)],
+                           "y": race("y", [90.0, 120.0, 200.0], ">=", 100.0),
+                           "accuracy": {"name": "acc", "worst": {"lnbook": 1.0}}}}
+    data = figures.benchmark_ratio_data(results)
+    assert data["names"] == ["x1", "x2", "y"]
+    assert data["median"].tolist() == [0.6, 0.8, 120.0]
+    assert data["met"] == [True, False, True]
+    assert data["rounds"][2].tolist() == [90.0, 120.0, 200.0]
