@@ -40,6 +40,14 @@ def _x(value: float) -> str:
     return f"{value:.2f}×"
 
 
+def _tex(value: float) -> str:
+    """A number for math mode: 10^{-5} for a power of ten, else as :g prints it."""
+    mantissa, exponent = f"{value:.0e}".split("e")
+    if mantissa == "1" and float(f"1e{exponent}") == value and abs(int(exponent)) >= 3:
+        return f"10^{{{int(exponent)}}}"
+    return f"{value:g}"
+
+
 def _ulp(value: float) -> str:
     return f"{value:.3g}" if value < 1e4 else f"{value:.1e}"
 
@@ -229,7 +237,7 @@ def accuracy(data: dict) -> list[str]:
         "",
         f"Worst error of the float64 core over {a['records per offset']} records of "
         f"$d = {a['d']}$ features per cell, in ulps of the largest component of the correctly "
-        f"rounded core ({a['reference']}), $\\varepsilon = {a['eps']:g}$. Rows: the offset "
+        f"rounded core ({a['reference']}), $\\varepsilon = {_tex(a['eps'])}$. Rows: the offset "
         "$|\\mu|/\\sigma$; columns: the spread $\\sigma$; each cell lnbook / PyTorch.",
         "",
         "| $\\lvert\\mu\\rvert/\\sigma$ | " + " | ".join(f"$\\sigma$ = {s:g}" for s in spreads)

@@ -1,16 +1,16 @@
 """The book's figures, one function each. The only module that imports matplotlib.
 
 Compute first, draw second: each ``plot_*`` takes its arrays from the matching pure function
-of :mod:`lnbook.figures` (numpy only), draws them on the axes it is given (or on new ones, in
+of ``lnbook.figures`` (numpy only), draws them on the axes it is given (or on new ones, in
 the book's style) and returns the axes. The figure tests check the data functions against
 independent computations, and check here only that what is drawn is that data.
 
-The style lives in one place, :data:`STYLE`, applied by every ``plot_*`` through
-:func:`style`: a figure :data:`WIDTH` inches wide, with fonts that stay legible when the
+The style lives in one place, ``STYLE``, applied by every ``plot_*`` through
+``style()``: a figure ``WIDTH`` inches wide, with fonts that stay legible when the
 figure shrinks to a phone's width, the Okabe–Ito colour-blind-safe palette, an opaque white
 background (a light card on a dark page), labels in matplotlib mathtext with the book's
 symbols, legends outside the data, at most a handful of labels per axis, and panels stacked
-vertically. New figures are :class:`BookFigure`: in a notebook they display as a PNG at
+vertically. New figures are ``BookFigure``: in a notebook they display as a PNG at
 twice their resolution, tagged with their display size, so they are sharp on any screen.
 """
 
@@ -106,7 +106,7 @@ class BookFigure(Figure):
 
     The PNG carries ``width`` metadata (half its pixels), which myst-nb and Jupyter use as
     the display width: the figure is sharp on high-density screens and as
-    wide as designed (:data:`WIDTH` inches at 100 dpi) on a desktop. If the notebook also
+    wide as designed (``WIDTH`` inches at 100 dpi) on a desktop. If the notebook also
     asks for SVG (``%config InlineBackend.figure_formats``), IPython adds it beside.
     """
 
@@ -130,7 +130,7 @@ def style():
 
 
 def _styled(fn):
-    """Apply :data:`STYLE` while ``fn`` creates and draws its artists."""
+    """Apply ``STYLE`` while ``fn`` creates and draws its artists."""
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
@@ -141,7 +141,7 @@ def _styled(fn):
 
 
 def _new(rows: int = 1, height: float | None = None, **kwargs):
-    """New axes in a :class:`BookFigure`; several panels are stacked vertically."""
+    """New axes in a ``BookFigure``; several panels are stacked vertically."""
     height = height or (STYLE["figure.figsize"][1] if rows == 1 else PANEL_HEIGHT * rows + 0.6)
     _, axes = plt.subplots(rows, 1, figsize=(WIDTH, height), FigureClass=BookFigure, **kwargs)
     return axes
@@ -195,7 +195,7 @@ def plot_response(eps_values: Sequence[float] = EPS_VALUES, t: ArrayLike | None 
 
     Top: the response with dashed asymptotes at ``±sqrt(3/2)``. Bottom: the slope on a log
     scale, each peak ``h'(0) = eps**-0.5`` marked with a dot. Returns the two axes; the data
-    are :func:`lnbook.figures.response_data`.
+    are ``lnbook.figures.response_data``.
     """
     data = figures.response_data(eps_values, t)
     top, bottom = _new(2, sharex=True) if axes is None else axes
@@ -389,7 +389,7 @@ def plot_gain_effect(z: ArrayLike = (1.0, 1.0, -2.0), gamma: ArrayLike = (2.0, 0
     -------
     ax : matplotlib Axes
         ``ax.containers[0]`` holds the core's bars, ``ax.containers[1]`` the scaled core's
-        (:func:`lnbook.figures.gain_effect_data`): a zero gain flattens its bar and a negative
+        (``lnbook.figures.gain_effect_data``): a zero gain flattens its bar and a negative
         gain flips it. See the chapter *Gain*.
 
     Examples
@@ -433,7 +433,7 @@ def plot_bias_shift(records: Sequence[ArrayLike] = ((3.0, 3.0, 3.0), (2.0, 3.0, 
     -------
     tuple of matplotlib Axes
         In each, ``ax.containers`` holds the bars of the core, the scaled core and the output,
-        in that order (:func:`lnbook.figures.bias_shift_data`); the dashed line is the
+        in that order (``lnbook.figures.bias_shift_data``); the dashed line is the
         output's mean. See the chapter *Bias*.
 
     Examples
@@ -466,7 +466,7 @@ def plot_core_bound(dims: Sequence[int] = (2, 3, 4, 6, 8, 12, 16), n_records: in
 
     Grey dots: ``max_i |u_i|`` (``eps = 0``) for ``n_records`` heavy-tailed (Cauchy) records per
     ``d``. Stars: the records ``(d - 1, -1, ..., -1)``, which attain the bound (dashed line).
-    The data are :func:`lnbook.figures.core_bound_data`.
+    The data are ``lnbook.figures.core_bound_data``.
     """
     data = figures.core_bound_data(dims, n_records, seed)
     ax = _new() if ax is None else ax
@@ -524,7 +524,7 @@ def plot_eps_placement(z: ArrayLike = (1.0, 2.0, 3.0, 4.0),
     The exact standardization has RMS 1 (dashed); eps inside the root shrinks the output once
     the variance nears eps, eps outside once the standard deviation nears eps, and the
     unbiased divisor lowers the plateau to ``sqrt((d-1)/d)`` (dotted). The data are
-    :func:`lnbook.figures.eps_placement_data`.
+    ``lnbook.figures.eps_placement_data``.
     """
     data = figures.eps_placement_data(z, keys)
     ax = _new(height=4.6) if ax is None else ax
@@ -549,7 +549,7 @@ def plot_benchmark_ratios(results: dict, ax=None):
     """Each race's per-round ratios (dots), their median (bar) and its target (triangle).
 
     ``results`` is the dict of ``benchmarks/results.json``; the data are
-    :func:`lnbook.figures.benchmark_ratio_data`. One row per race, named above its dots, on
+    ``lnbook.figures.benchmark_ratio_data``. One row per race, named above its dots, on
     a log axis of ratios.
     """
     data = figures.benchmark_ratio_data(results)
