@@ -415,7 +415,11 @@ def bench_accuracy(torch, cfg: dict) -> dict:
 
 
 def measure(cfg: dict, removed: dict, log=print) -> dict:
-    import torch
+    try:
+        import torch
+    except ImportError as exc:
+        raise SystemExit("benchmarks/run.py compares lnbook with PyTorch, which is not "
+                         f"installed here ({exc}); install the project's test tooling") from exc
 
     start = time.perf_counter()
     info = machine(removed)
