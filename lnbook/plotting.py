@@ -61,14 +61,15 @@ __all__ = [
 #: orange, sky blue, black); yellow is left out, too pale on white.
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
 GUIDE = "#555555"  # reference lines: bounds, asymptotes, plateaus
-WIDTH = 5.2  # inches; displayed at about 500 px on a desktop, shrunk on a phone
+WIDTH = 5.0  # inches; displayed at about 500 px on a desktop, shrunk on a phone
+DISPLAY_DPI = 100  # CSS pixels per inch of figure on the page
 PANEL_HEIGHT = 2.9
 MAX_TICKS = 6
 
 #: The lnbook figure style: every plot_* applies it, nothing else sets rcParams.
 STYLE = {
     "figure.figsize": (WIDTH, 3.6),
-    "figure.dpi": 100,
+    "figure.dpi": 2 * DISPLAY_DPI,  # every PNG of a figure, inline or saved, at twice
     "figure.facecolor": "white",
     "figure.edgecolor": "white",
     "figure.constrained_layout.use": True,
@@ -87,13 +88,13 @@ STYLE = {
     "axes.axisbelow": True,
     "grid.color": "#dddddd",
     "grid.linewidth": 0.6,
-    "axes.titlesize": 12,
+    "axes.titlesize": 13,
     "axes.titlelocation": "left",
-    "axes.labelsize": 12,
-    "font.size": 12,
-    "xtick.labelsize": 11,
-    "ytick.labelsize": 11,
-    "legend.fontsize": 11,
+    "axes.labelsize": 13,
+    "font.size": 13,
+    "xtick.labelsize": 12,
+    "ytick.labelsize": 12,
+    "legend.fontsize": 12,
     "legend.frameon": False,
     "mathtext.fontset": "cm",
     "lines.linewidth": 2.0,
@@ -104,22 +105,24 @@ STYLE = {
 class BookFigure(Figure):
     """A figure that displays in a notebook as a PNG at twice its resolution, sized to fit.
 
-    The PNG carries ``width`` metadata (half its pixels), which myst-nb and Jupyter use as
-    the display width: the figure is sharp on high-density screens and as
-    wide as designed (``WIDTH`` inches at 100 dpi) on a desktop. If the notebook also
-    asks for SVG (``%config InlineBackend.figure_formats``), IPython adds it beside.
+    The style draws at ``2 * DISPLAY_DPI`` dots per inch, so the PNG that IPython's inline
+    backend makes of the figure (or, without that backend, this class) has twice the pixels
+    it is shown with. This class adds ``width`` metadata (the display width in CSS pixels,
+    ``DISPLAY_DPI`` per inch), which myst-nb and Jupyter apply to the image: sharp on
+    high-density screens, as wide as designed on a desktop, and scaled down with its
+    height on a phone (only the width is given). If a notebook asks for SVG too
+    (``%config InlineBackend.figure_formats``), IPython adds it beside.
     """
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         buf = io.BytesIO()
-        self.savefig(buf, format="png", dpi=2 * STYLE["figure.dpi"], bbox_inches="tight",
+        self.savefig(buf, format="png", dpi=self.dpi, bbox_inches="tight",
                      facecolor=STYLE["figure.facecolor"])
         png = buf.getvalue()
-        # PNG header: the width is big-endian at bytes 16-20. Only the width is given, so
-        # that a narrow screen scales the height with it.
+        # PNG header: the width is big-endian at bytes 16-20
         w = int.from_bytes(png[16:20], "big")
         return ({"image/png": base64.b64encode(png).decode("ascii")},
-                {"image/png": {"width": w // 2}})
+                {"image/png": {"width": round(w * DISPLAY_DPI / self.dpi)}})
 
 
 @contextlib.contextmanager
@@ -225,7 +228,7 @@ def plot_normalized_variance(eps_values: Sequence[float] = EPS_VALUES, ax=None):
                           label=rf"$\varepsilon = {_eps_text(eps)}$")
         ax.plot([eps], [data["half"][k]], "o", color=line.get_color())
     ax.axhline(1.0, linestyle="--", color=GUIDE, linewidth=1)
-    ax.set(xscale="log", xlabel=r"variance $q$", ylabel=r"$\frac{1}{d}\sum_i u_i^2$",
+    ax.set(xscale="log", xlabel=r"variance $q$", ylabel=r"$\dfrac{1}{d}\sum_i u_i^2$",
            ylim=(0, 1.05), title=r"$q/(q+\varepsilon)$, one half at $q = \varepsilon$")
     _finish(ax)
     _legend(ax, ncols=len(data["eps"]))
@@ -355,7 +358,7 @@ def plot_record_audit(shape: tuple[int, int, int] = (2, 4, 6), record: tuple[int
                Line2D([], [], color="black", marker="x", linestyle="None",
                                            markersize=9, markeredgewidth=2.5)]
     _legend((top, bottom), ncols=3, handles=handles,
-            labels=["output moved", "unchanged", "changed record"])
+            labels=["moved", "unchanged", "changed record"])
     return top, bottom
 
 
