@@ -166,7 +166,8 @@ def _finish(*axes) -> None:
 def _legend(axes, ncols: int = 1, handles=None, labels=None) -> None:
     """One legend outside the data: below the panels of a figure made here, else at the right.
 
-    On a figure the caller made, the legend goes beside the axes, outside them.
+    On a figure the caller made, the legend goes beside the axes, outside them. Every plot_*
+    calls this last.
     """
     first = np.atleast_1d(axes)[0]
     if handles is None:
@@ -174,6 +175,11 @@ def _legend(axes, ncols: int = 1, handles=None, labels=None) -> None:
     fig = first.figure
     if isinstance(fig, BookFigure):
         fig.legend(handles, labels, loc="outside lower center", ncols=ncols)
+        # Lay the figure out once, in the style, and keep that layout: with an equal-aspect
+        # axes, constrained layout would otherwise move things at every later render, and
+        # the PNG that a notebook stores would differ from the one measured for its width.
+        fig.canvas.draw()
+        fig.set_layout_engine("none")
     else:
         first.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.02, 1.0),
                      borderaxespad=0.0)

@@ -264,6 +264,12 @@ def test_figure_reading_rules(name):
     assert all(isinstance(ax, Axes) for ax in axes)
     fig = axes[0].figure
     assert isinstance(fig, plotting.BookFigure)
+    # the layout is settled: two renders give the same image size
+    sizes = []
+    for _ in range(2):
+        png = base64.b64decode(fig._repr_mimebundle_()[0]["image/png"])
+        sizes.append(png[16:24])
+    assert sizes[0] == sizes[1], name
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     # background: opaque white, a light card on a dark page
