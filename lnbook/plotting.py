@@ -150,6 +150,19 @@ def _new(rows: int = 1, height: float | None = None, **kwargs):
     return axes
 
 
+def _axes(ax, n: int = 1, width: float | None = None):
+    """New axes for a plot function written before ``STYLE``: stacked, in a BookFigure.
+
+    Kept so that such functions keep working; ``width`` is ignored (every figure is
+    ``WIDTH`` wide). New plot functions use ``@_styled``, ``_new``, ``_finish`` and
+    ``_legend``, with their data from ``lnbook.figures``.
+    """
+    if ax is not None:
+        return ax
+    with style():
+        return _new(n)
+
+
 def _finish(*axes) -> None:
     """Tick labels in the style's sizes (ticks are made at draw time), few per axis."""
     for ax in axes:

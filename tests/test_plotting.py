@@ -328,3 +328,12 @@ def test_style_is_one_dict_and_leaves_global_state_alone():
     assert dict(plt.rcParams) == before
     assert plotting.STYLE["axes.prop_cycle"].by_key()["color"] == list(plotting.PALETTE)
     assert "#F0E442" not in plotting.PALETTE  # Okabe-Ito yellow, too pale on white
+
+
+def test_axes_helper_for_older_plot_functions():
+    """_axes, which plot functions written before the style call, stacks new panels."""
+    top, bottom = plotting._axes(None, 2, width=9.6)
+    assert isinstance(top.figure, plotting.BookFigure) and top.figure is bottom.figure
+    assert top.get_position().y0 > bottom.get_position().y1
+    _, ax = plt.subplots()
+    assert plotting._axes(ax) is ax
