@@ -1,115 +1,268 @@
-"""Measure lnbook against PyTorch and against its own slow paths; write book/benchmarks.md.
+"""Measure lnbook against PyTorch and against its own slow paths; write the results.
 
 Usage (from the repository root)::
 
-    .venv/bin/python benchmarks/run.py            # a few minutes on 2 cores
-    .venv/bin/python benchmarks/run.py --tests    # also times tools/test (much longer)
+    .venv/bin/python benchmarks/run.py           # the one command: measure, write both files
+    .venv/bin/python benchmarks/run.py --tiny    # seconds: small sizes, 2 rounds (the tests)
+    .venv/bin/python benchmarks/render.py        # rewrite the page's part from results.json
 
-Every figure is measured in this one run, on this machine: speeds as ratios of best-of-N
-wall times (timeit style, the two sides interleaved so that a busy neighbour slows both),
-accuracy in ulps against the correctly rounded core of :mod:`lnbook.reference`. Nothing here
-is a test and nothing asserts a speed; the page reports pass or fail against each target.
+Writes ``benchmarks/results.json`` and, from it alone, the generated part of the benchmarks
+page, ``book/_generated/benchmarks_results.md`` (see ``benchmarks/render.py``).
 
-On a machine that sets OPENBLAS_CORETYPE (and OPENBLAS_L2_SIZE) to work around old OpenBLAS
-builds, numpy's LAPACK runs a slower kernel; to measure the current numpy, unset both for
-this command alone: ``env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE .venv/bin/python
-benchmarks/run.py``. The page records which kernel ran.
+How it measures. Each benchmark has two sides, A (lnbook) and B (the comparison). After a
+warm-up, each side's calls per timing are calibrated so that one timing lasts at least
+``--min-time`` seconds; then the two sides are timed in turn, A, B, A, B, ... for ``--rounds``
+rounds, and the figure reported is the median over rounds of the ratio A/B of the two
+timings of one round, with its spread (min, max, quartiles). A neighbour that slows the
+machine during one round slows both sides of that round, and the median ignores the rounds
+it spoils. PyTorch runs at 1 and at 2 intra-op threads (``torch.set_num_threads``); lnbook
+runs at the same count when its functions take a ``threads`` argument, and otherwise on the
+one thread numpy's ufuncs use (both counts are recorded). numpy's OpenBLAS is set to the
+same count through its C API.
+
+The OpenBLAS variables ``OPENBLAS_CORETYPE`` and ``OPENBLAS_L2_SIZE``, which some machines
+set to pin an old kernel, are removed before anything is imported: run as a script, this file
+re-executes itself without them (``--keep-openblas-env`` keeps them) and records both the
+caller's values and the kernel that ran. Nothing here is a test and nothing asserts a speed.
 """
 
 from __future__ import annotations
 
 import argparse
+import ctypes
 import datetime
-import importlib.util
+import inspect
 import json
 import os
 import pathlib
 import platform
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
-import timeit
-
-import numpy as np
+from collections.abc import Callable
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+OPENBLAS_VARIABLES = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
+REMOVED_ENV = "LNBOOK_BENCH_REMOVED_ENV"  # how the re-executed child learns what was removed
+
+
+
+def _without_openblas_env(argv: list[str]) -> None:
+    """Re-execute this script without the OpenBLAS variables (they act at library load)."""
+    found = {k: os.environ[k] for k in OPENBLAS_VARIABLES if k in os.environ}
+    if not found or "--keep-openblas-env" in argv:
+        return
+    env = {k: v for k, v in os.environ.items() if k not in OPENBLAS_VARIABLES}
+    env[REMOVED_ENV] = json.dumps(found)
+    sys.stdout.flush()
+    os.execve(sys.executable, [sys.executable, str(pathlib.Path(__file__).resolve()), *argv],
+              env)
+
+
+if __name__ == "__main__":
+    _without_openblas_env(sys.argv[1:])  # before numpy loads OpenBLAS
+
+import numpy as np  # noqa: E402
+
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import lnbook  # noqa: E402
+import render  # noqa: E402  (benchmarks/render.py)
 
-PAGE = ROOT / "book" / "benchmarks.md"
 RESULTS = ROOT / "benchmarks" / "results.json"
 SEED = 20240607
+EPS = 1e-5
+THREAD_COUNTS = (1, 2)
+
+# Sizes of the full run and of the tiny mode the test suite uses.
+FULL = {"layer_norm": (4096, 1024), "jacobian": (256, 64), "operator_norm": (10_000, 64),
+        "accuracy d": 64, "accuracy n": 4, "offsets": [10.0**k for k in range(10)],
+        "spreads": [1e-6, 1e-3, 1.0, 1e3], "rounds": 15, "min time": 0.1}
+TINY = {"layer_norm": (64, 32), "jacobian": (8, 8), "operator_norm": (50, 8),
+        "accuracy d": 8, "accuracy n": 2, "offsets": [1.0, 1e6], "spreads": [1e-3, 1.0],
+        "rounds": 2, "min time": 0.0}
+
+# issue 12's targets: (ratio, comparison, bound)
+TARGETS = {
+    "layer_norm": ("lnbook / torch", "<=", 1.0),
+    "layer_norm_stream": ("lnbook / streaming pass", "<=", 4.0),
+    "jacobian": ("lnbook / torch", "<=", 0.7),
+    "operator_norm": ("SVD route / lnbook", ">=", 100.0),
+    "accuracy": ("worst lnbook error, ulp", "<=", 4.0),
+}
 
 
 # --- timing ------------------------------------------------------------------------------
 
 
-def _number(f, min_time: float) -> int:
+def _time(f: Callable[[], object], number: int) -> float:
+    start = time.perf_counter()
+    for _ in range(number):
+        f()
+    return time.perf_counter() - start
+
+
+def calibrate(f: Callable[[], object], min_time: float) -> int:
     """Calls per timing so that one timing lasts at least ``min_time`` seconds."""
     number = 1
     while True:
-        t = timeit.timeit(f, number=number)
+        t = _time(f, number)
         if t >= min_time or number >= 1 << 20:
             return number
-        number *= 2 if t == 0 else max(2, int(min_time / t) + 1)
+        number = number * 2 if t == 0 else max(2 * number, int(number * min_time / t) + 1)
 
 
-def best_of(fs: dict, repeat: int = 7, min_time: float = 0.05) -> dict:
-    """Best seconds per call of each function, timings interleaved round-robin."""
-    for f in fs.values():
-        f()  # warm up (caches, lazy imports, first-call tracing)
-    numbers = {k: _number(f, min_time) for k, f in fs.items()}
-    best = {k: float("inf") for k in fs}
-    for _ in range(repeat):
-        for k, f in fs.items():
-            t = timeit.timeit(f, number=numbers[k]) / numbers[k]
-            best[k] = min(best[k], t)
-    return best
+def interleaved(a: Callable[[], object], b: Callable[[], object], rounds: int,
+                min_time: float) -> dict:
+    """Time ``a`` and ``b`` in turn (a, b, a, b, ...); summarize the per-round ratio a/b."""
+    a(), b()  # warm up: caches, lazy imports, first-call tracing
+    na, nb = calibrate(a, min_time), calibrate(b, min_time)
+    ta, tb = [], []
+    for _ in range(rounds):
+        ta.append(_time(a, na) / na)
+        tb.append(_time(b, nb) / nb)
+    ratios = np.array(ta) / np.array(tb)
+    q1, median, q3 = np.percentile(ratios, [25, 50, 75])
+    return {"median": float(median), "min": float(ratios.min()), "max": float(ratios.max()),
+            "q1": float(q1), "q3": float(q3), "rounds": len(ratios),
+            "per round": [float(r) for r in ratios],
+            "seconds per call": {"A": float(np.median(ta)), "B": float(np.median(tb))},
+            "calls per timing": {"A": na, "B": nb}}
 
 
-def race(out: dict, fs: dict, repeat: int) -> dict:
-    """Time lnbook against torch (when ``fs`` has it) and record the ratio against the target."""
-    best = best_of(fs, repeat=repeat)
-    out.update(best)
-    if "torch" in fs:
-        out["ratio"] = best["lnbook"] / best["torch"]
-        out["pass"] = out["ratio"] <= out["target"]
+def verdict(value: float, comparison: str, bound: float) -> bool:
+    return bool(value <= bound) if comparison == "<=" else bool(value >= bound)
+
+
+def benchmark(key: str, a: Callable, b: Callable, cfg: dict, **fields) -> dict:
+    """One interleaved race with the load average around it and the target's verdict."""
+    what, comparison, bound = TARGETS[key]
+    load_before = list(os.getloadavg())
+    ratio = interleaved(a, b, cfg["rounds"], cfg["min time"])
+    out = {"ratio": what, **fields, "load before": load_before,
+           "load after": list(os.getloadavg()), "result": ratio,
+           "target": {"comparison": comparison, "bound": bound},
+           "met": verdict(ratio["median"], comparison, bound)}
     return out
 
 
-def fmt_time(t: float | None) -> str:
-    if t is None:
-        return "–"
-    if t >= 1:
-        return f"{t:.2f} s"
-    if t >= 1e-3:
-        return f"{t * 1e3:.2f} ms"
-    return f"{t * 1e6:.1f} µs"
+# --- threads and BLAS --------------------------------------------------------------------
+
+
+def _openblas() -> ctypes.CDLL | None:
+    """numpy's OpenBLAS, found among the libraries this process has loaded."""
+    try:
+        maps = pathlib.Path("/proc/self/maps").read_text()
+    except OSError:
+        return None
+    paths = sorted({line.split()[-1] for line in maps.splitlines()
+                    if "openblas" in line.lower() and line.split()[-1].startswith("/")})
+    for path in paths:
+        try:
+            return ctypes.CDLL(path)
+        except OSError:
+            continue
+    return None
+
+
+def _symbol(lib, *names):
+    for name in names:
+        f = getattr(lib, name, None) if lib is not None else None
+        if f is not None:
+            return f
+    return None
+
+
+def blas_info() -> dict:
+    """numpy's BLAS: library, build configuration, kernel in use, threads."""
+    info = {"source": "unknown"}
+    try:
+        from threadpoolctl import threadpool_info
+
+        pools = [p for p in threadpool_info() if p.get("user_api") == "blas"]
+        if pools:
+            p = pools[0]
+            return {"source": "threadpoolctl", "library": p.get("internal_api"),
+                    "version": p.get("version"), "kernel": p.get("architecture"),
+                    "threads": p.get("num_threads")}
+    except ImportError:
+        info["threadpoolctl"] = "not installed"
+    lib = _openblas()
+    corename = _symbol(lib, "scipy_openblas_get_corename64_", "openblas_get_corename64_",
+                       "openblas_get_corename")
+    config = _symbol(lib, "scipy_openblas_get_config64_", "openblas_get_config64_",
+                     "openblas_get_config")
+    threads = _symbol(lib, "scipy_openblas_get_num_threads64_", "openblas_get_num_threads64_",
+                      "openblas_get_num_threads")
+    if corename is None:
+        return info
+    corename.restype = config.restype = ctypes.c_char_p
+    info.update({"source": "OpenBLAS C API via ctypes", "library": "openblas",
+                 "kernel": corename().decode(), "config": config().decode().strip(),
+                 "threads": int(threads())})
+    return info
+
+
+def set_blas_threads(n: int) -> None:
+    setter = _symbol(_openblas(), "scipy_openblas_set_num_threads64_",
+                     "openblas_set_num_threads64_", "openblas_set_num_threads")
+    if setter is not None:
+        setter(ctypes.c_int(n))
+
+
+def lnbook_threads(fn: Callable) -> tuple[bool, str]:
+    """Whether ``fn`` takes ``threads``, and what it uses when not told."""
+    try:
+        parameter = inspect.signature(fn).parameters.get("threads")
+    except (TypeError, ValueError):
+        parameter = None
+    if parameter is None:
+        return False, "1 (numpy ufuncs run on one thread; no threads argument)"
+    return True, f"threads argument, default {parameter.default!r}"
+
+
+def call_lnbook(fn: Callable, *args, threads: int | None = None, **kwargs):
+    """``fn(*args, **kwargs)``, passing ``threads`` when ``fn`` takes it."""
+    takes, _ = lnbook_threads(fn)
+    if takes and threads is not None:
+        kwargs["threads"] = threads
+    return lambda: fn(*args, **kwargs)
 
 
 # --- the machine -------------------------------------------------------------------------
 
 
-def machine() -> dict:
+def _git(*args: str) -> str:
+    try:
+        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True,
+                              check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def machine(removed: dict) -> dict:
     info = {
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "cpu": "unknown",
+        "cores": os.cpu_count(),
+        "cores available": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+        else os.cpu_count(),
+        "platform": platform.platform(),
         "python": platform.python_version(),
         "numpy": np.__version__,
         "lnbook": lnbook.__version__,
-        "platform": platform.platform(),
-        "cores": os.cpu_count(),
+        "lnbook commit": _git("rev-parse", "--short", "HEAD")
+        + (" (with uncommitted changes)" if _git("status", "--porcelain", "--", "lnbook")
+           else ""),
+        "lnbook path": str(pathlib.Path(lnbook.__file__).resolve().parent.relative_to(ROOT))
+        if pathlib.Path(lnbook.__file__).resolve().is_relative_to(ROOT)
+        else str(pathlib.Path(lnbook.__file__).resolve().parent),
     }
     try:
         for line in pathlib.Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith("model name"):
                 info["cpu"] = line.split(":", 1)[1].strip()
-                break
-        for line in pathlib.Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemTotal"):
-                info["memory"] = f"{int(line.split()[1]) / 2**20:.0f} GiB"
                 break
     except OSError:
         pass
@@ -117,438 +270,215 @@ def machine() -> dict:
         import torch
 
         info["torch"] = torch.__version__
-        info["torch threads"] = torch.get_num_threads()
+        info["torch default threads"] = torch.get_num_threads()
     except ImportError:
-        info["torch"] = "not installed"
+        info["torch"] = None
     try:
         import mpmath
 
         info["mpmath"] = mpmath.__version__
     except ImportError:
-        info["mpmath"] = "not installed"
-    env = {k: os.environ[k] for k in OPENBLAS_VARIABLES if k in os.environ}
-    info["OpenBLAS variables"] = ", ".join(f"{k}={v}" for k, v in env.items()) or "unset"
-    info["numpy BLAS"] = blas_kernel()
+        info["mpmath"] = None
+    info["OpenBLAS variables in the caller's environment"] = removed or {
+        k: os.environ[k] for k in OPENBLAS_VARIABLES if k in os.environ}
+    info["OpenBLAS variables during the measurement"] = {
+        k: os.environ[k] for k in OPENBLAS_VARIABLES if k in os.environ}
+    info["numpy BLAS"] = blas_info()
+    info["lnbook threads"] = {name: lnbook_threads(getattr(lnbook, name))[1]
+                              for name in ("layer_norm", "jacobian", "operator_norm")}
     return info
 
 
 # --- the measurements --------------------------------------------------------------------
 
 
-def bench_layer_norm(torch) -> dict:
-    """lnbook.layer_norm against torch.nn.functional.layer_norm, (4096, 1024) float64."""
+def bench_layer_norm(torch, cfg: dict) -> list[dict]:
+    """lnbook.layer_norm against torch.nn.functional.layer_norm, at 1 and 2 threads."""
+    B, d = cfg["layer_norm"]
     rng = np.random.default_rng(SEED)
-    z = rng.normal(size=(4096, 1024))
-    gamma, beta = rng.normal(size=1024), rng.normal(size=1024)
-    out = {"shape": "(4096, 1024)", "target": 1.5}
-    fs = {"lnbook": lambda: lnbook.layer_norm(z, gamma, beta, eps=1e-5)}
-    if torch is not None:
-        t, g, b = torch.from_numpy(z), torch.from_numpy(gamma), torch.from_numpy(beta)
-        fs["torch"] = lambda: torch.nn.functional.layer_norm(t, (1024,), g, b, 1e-5)
-        diff = np.abs(fs["lnbook"]() - fs["torch"]().numpy()).max()
-        out["max |difference|"] = float(diff)
-    return race(out, fs, repeat=15)
+    z = rng.normal(size=(B, d))
+    gamma, beta = rng.normal(size=d), rng.normal(size=d)
+    t, g, b = torch.from_numpy(z), torch.from_numpy(gamma), torch.from_numpy(beta)
+    out = []
+    for n in THREAD_COUNTS:
+        torch.set_num_threads(n)
+        set_blas_threads(n)
+        a = call_lnbook(lnbook.layer_norm, z, gamma, beta, eps=EPS, threads=n)
+        other = lambda: torch.nn.functional.layer_norm(t, (d,), g, b, EPS)  # noqa: E731
+        diff = float(np.abs(a() - other().numpy()).max())
+        takes, _ = lnbook_threads(lnbook.layer_norm)
+        out.append(benchmark(
+            "layer_norm", a, other, cfg, name=f"layer_norm, {n} thread{'s' * (n > 1)}",
+            shape=[B, d], dtype="float64",
+            compared_with="torch.nn.functional.layer_norm",
+            threads={"lnbook": n if takes else 1, "torch": torch.get_num_threads(),
+                     "numpy BLAS": blas_info().get("threads")},
+            check={"max |lnbook - torch|": diff}))
+    return out
 
 
-OPENBLAS_VARIABLES = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
+def bench_stream(cfg: dict) -> dict:
+    """lnbook.layer_norm against one streaming pass over the same array."""
+    B, d = cfg["layer_norm"]
+    rng = np.random.default_rng(SEED)
+    z = rng.normal(size=(B, d))
+    gamma, beta = rng.normal(size=d), rng.normal(size=d)
+    buf = np.empty_like(z)
+    set_blas_threads(max(THREAD_COUNTS))
+    a = call_lnbook(lnbook.layer_norm, z, gamma, beta, eps=EPS)  # lnbook's default threads
+    takes, policy = lnbook_threads(lnbook.layer_norm)
+    return benchmark("layer_norm_stream", a, lambda: np.multiply(z, gamma, out=buf), cfg,
+                     name="layer_norm against one streaming pass", shape=[B, d],
+                     dtype="float64", compared_with="np.multiply(z, gamma, out=buf)",
+                     threads={"lnbook": policy, "streaming pass": 1})
 
 
-def blas_kernel() -> str:
-    try:
-        from threadpoolctl import threadpool_info
-    except ImportError:
-        return "unknown (threadpoolctl not installed)"
-    blas = [p for p in threadpool_info() if p.get("user_api") == "blas"]
-    if not blas:
-        return "unknown"
-    p = blas[0]
-    return (f"{p.get('internal_api')} {p.get('version')}, kernel {p.get('architecture')}, "
-            f"{p.get('num_threads')} threads")
+def bench_jacobian(torch, cfg: dict) -> list[dict]:
+    """Batched lnbook.jacobian against torch.func.vmap(torch.func.jacrev(layer_norm))."""
+    B, d = cfg["jacobian"]
+    z = np.random.default_rng(SEED).normal(size=(B, d))
+    t = torch.from_numpy(z)
+
+    def one(x):
+        return torch.nn.functional.layer_norm(x, (d,), eps=EPS)
+
+    batched = torch.func.vmap(torch.func.jacrev(one))
+    out = []
+    for n in THREAD_COUNTS:
+        torch.set_num_threads(n)
+        set_blas_threads(n)
+        a = call_lnbook(lnbook.jacobian, z, eps=EPS, threads=n)
+        other = lambda: batched(t)  # noqa: E731
+        diff = float(np.abs(a() - other().numpy()).max())
+        takes, _ = lnbook_threads(lnbook.jacobian)
+        out.append(benchmark(
+            "jacobian", a, other, cfg, name=f"jacobian, {n} thread{'s' * (n > 1)}",
+            shape=[B, d], dtype="float64",
+            compared_with="torch.func.vmap(torch.func.jacrev(F.layer_norm))",
+            threads={"lnbook": n if takes else 1, "torch": torch.get_num_threads(),
+                     "numpy BLAS": blas_info().get("threads")},
+            check={"max |lnbook - torch|": diff}))
+    return out
 
 
-def bench_operator_norm_current_blas() -> dict:
-    """The operator_norm benchmark in a child process without the OpenBLAS variables.
+def bench_operator_norm(cfg: dict) -> dict:
+    """Closed-form operator norm against the largest singular value of each Jacobian."""
+    B, d = cfg["operator_norm"]
+    z = np.random.default_rng(SEED).normal(size=(B, d))
+    set_blas_threads(max(THREAD_COUNTS))
+    J = lnbook.jacobian(z, eps=EPS)
 
-    The SVD is the only step that runs numpy's LAPACK. Where the machine sets
-    OPENBLAS_CORETYPE to pin an old kernel, the child runs without it (this command only,
-    never the tests), so that lnbook's closed form races the current kernel.
-    """
-    if not any(k in os.environ for k in OPENBLAS_VARIABLES):
-        return bench_operator_norm()
-    env = {k: v for k, v in os.environ.items() if k not in OPENBLAS_VARIABLES}
-    proc = subprocess.run([sys.executable, __file__, "--only", "operator_norm"], env=env,
-                          capture_output=True, text=True, check=True)
-    result = json.loads(proc.stdout)
-    result["OpenBLAS variables"] = "unset for this step"
-    return result
-
-
-def bench_operator_norm() -> dict:
-    """Closed-form operator norm against the SVD of the Jacobian, (10^4, 64)."""
-    z = np.random.default_rng(SEED).normal(size=(10_000, 64))
-    J = lnbook.jacobian(z)
-
-    def svd_norm():
+    def svd_route():
         return np.linalg.norm(J, 2, axis=(-2, -1))
 
-    closed = lnbook.operator_norm(z)
-    rel = float(np.abs(svd_norm() / closed - 1).max())
-    best = best_of({"closed form": lambda: lnbook.operator_norm(z), "SVD": svd_norm},
-                   repeat=3, min_time=0.02)
-    t_jac = best_of({"jacobian": lambda: lnbook.jacobian(z)}, repeat=3, min_time=0.02)
-    out = {"shape": "(10000, 64)", "target": 100.0, "max relative difference": rel,
-           "jacobian": t_jac["jacobian"], "BLAS": blas_kernel(), **best}
-    out["ratio"] = best["SVD"] / best["closed form"]
-    out["pass"] = out["ratio"] >= out["target"]
+    closed = lnbook.operator_norm(z, eps=EPS)
+    rel = float(np.abs(svd_route() / closed - 1).max())
+    # the SVD route is B and the closed form A; the ratio wanted is B / A
+    out = benchmark("operator_norm", svd_route, lambda: lnbook.operator_norm(z, eps=EPS), cfg,
+                    name="operator_norm against the SVD route", shape=[B, d], dtype="float64",
+                    compared_with="np.linalg.norm(J, 2, axis=(-2, -1)), J = lnbook.jacobian(z)"
+                    " built beforehand",
+                    threads={"lnbook": 1, "numpy BLAS (SVD)": blas_info().get("threads")},
+                    check={"max relative difference": rel})
     return out
 
 
-def bench_jacobian(torch) -> dict:
-    """Batched lnbook.jacobian against torch.func.vmap(torch.func.jacrev(layer_norm))."""
-    z = np.random.default_rng(SEED).normal(size=(256, 64))
-    out = {"shape": "(256, 64)", "target": 1.0}
-    fs = {"lnbook": lambda: lnbook.jacobian(z, eps=1e-5)}
-    if torch is not None:
-        t = torch.from_numpy(z)
+def bench_accuracy(torch, cfg: dict) -> dict:
+    """Worst error in ulps of lnbook.core and torch's float64 layer_norm on the hostile grid.
 
-        def one(x):
-            return torch.nn.functional.layer_norm(x, (64,), eps=1e-5)
+    lnbook.offset_errors draws records z = sigma (r 1 + x) for each offset r = |mu|/sigma and
+    compares a core with the correctly rounded one (lnbook.reference.exact_core).
+    """
+    d, n = cfg["accuracy d"], cfg["accuracy n"]
+    offsets = np.array(cfg["offsets"])
 
-        batched = torch.func.vmap(torch.func.jacrev(one))
-        fs["torch"] = lambda: batched(t)
-        out["max |difference|"] = float(np.abs(fs["lnbook"]() - fs["torch"]().numpy()).max())
-    return race(out, fs, repeat=9)
+    def torch_core(z, eps):
+        return torch.nn.functional.layer_norm(torch.from_numpy(z), (z.shape[-1],),
+                                              eps=eps).numpy()
+
+    load_before = list(os.getloadavg())
+    rows = []
+    for spread in cfg["spreads"]:
+        row = {"spread": spread}
+        for side, fn in (("lnbook", lnbook.core), ("torch", torch_core)):
+            row[side] = [float(e) for e in lnbook.offset_errors(offsets, fn, spread=spread,
+                                                                d=d, n=n, eps=EPS)]
+        rows.append(row)
+    worst = {side: max(max(r[side]) for r in rows) for side in ("lnbook", "torch")}
+    what, comparison, bound = TARGETS["accuracy"]
+    return {"name": "accuracy on the hostile grid", "ratio": what, "d": d,
+            "records per offset": n, "eps": EPS, "offsets": offsets.tolist(), "rows": rows,
+            "worst": worst, "load before": load_before, "load after": list(os.getloadavg()),
+            "target": {"comparison": comparison, "bound": bound},
+            "met": verdict(worst["lnbook"], comparison, bound),
+            "reference": "lnbook.offset_errors with lnbook.core and with torch's layer_norm"}
 
 
-RATIOS = (1.0, 1e3, 1e6, 1e9)  # |mu| / sigma
-SPREADS = (1e-6, 1e-3, 1.0, 1e3)  # sigma; q = sigma^2 against eps = 1e-5
-
-
-def bench_accuracy(torch, d: int = 64, n: int = 16) -> dict:
-    """Worst normwise error in ulps of the float64 core, lnbook and torch, on hostile records."""
+def measure(cfg: dict, removed: dict, log=print) -> dict:
     try:
-        from lnbook.reference import exact_core, ulp_error
+        import torch
     except ImportError as exc:
-        return {"skipped": f"lnbook.reference is not available ({exc})"}
-    eps = 1e-5
-    x = np.random.default_rng(SEED).standard_normal((n, d))
-    table = {}
-    for ratio in RATIOS:
-        for spread in SPREADS:
-            # z = sigma (r 1 + x), rounded to float64; the exact core is that of the rounded z
-            z = spread * (ratio + x)
-            exact = exact_core(z, eps=eps)
-            row = {"lnbook": float(ulp_error(lnbook.core(z, eps=eps), exact).max())}
-            if torch is not None:
-                u = torch.nn.functional.layer_norm(torch.from_numpy(z), (d,), eps=eps).numpy()
-                row["torch"] = float(ulp_error(u, exact).max())
-            table[f"{ratio:g}|{spread:g}"] = row
-    worst = max(r["lnbook"] for r in table.values())
-    out = {"d": d, "records per cell": n, "eps": eps, "table": table, "target": 4.0,
-           "lnbook worst": worst, "pass": worst <= 4.0}
-    if torch is not None:
-        out["torch worst"] = max(r["torch"] for r in table.values())
-    return out
+        raise SystemExit("benchmarks/run.py compares lnbook with PyTorch, which is not "
+                         f"installed here ({exc}); install the project's test tooling") from exc
 
-
-def bench_chapters() -> dict:
-    """Wall time of executing every chapter in a fresh kernel, in a temporary copy of book/."""
-    spec = importlib.util.spec_from_file_location("lnbook_execute", ROOT / "tools" / "execute.py")
-    execute_module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(execute_module)
-    times, failed = {}, {}
-    with tempfile.TemporaryDirectory() as tmp:
-        book = pathlib.Path(tmp) / "book"
-        shutil.copytree(ROOT / "book", book)
-        for path in sorted(book.glob("*.ipynb")):
-            start = time.perf_counter()
-            try:
-                execute_module.execute(path)
-            except Exception as exc:  # a broken chapter is reported, not fatal here
-                failed[path.stem] = f"{type(exc).__name__}: {str(exc).strip().splitlines()[-1]}"
-            times[path.stem] = time.perf_counter() - start
-    return {"chapters": times, "failed": failed, "total": sum(times.values()),
-            "target per chapter": 10.0, "pass": max(times.values()) < 10.0 and not failed}
-
-
-def bench_tests(command: list[str]) -> dict:
-    """Wall time of the whole test command."""
     start = time.perf_counter()
-    proc = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
-    elapsed = time.perf_counter() - start
-    lines = [line for line in proc.stdout.splitlines() if line.strip()]
-    summary = lines[-1].strip("= ") if lines else ""
-    failed = [line.split(" - ")[0] for line in lines if line.startswith(("FAILED", "ERROR"))]
-    return {"command": " ".join(command), "seconds": elapsed, "exit code": proc.returncode,
-            "summary": summary, "failed": failed, "date": machine()["date"]}
-
-
-# --- the page ----------------------------------------------------------------------------
-
-
-def verdict(ok: bool | None) -> str:
-    return "–" if ok is None else ("**pass**" if ok else "**missed**")
-
-
-def render(info: dict, r: dict) -> str:
-    ln, op, jac, acc, ch = (r[k] for k in ("layer_norm", "operator_norm", "jacobian",
-                                           "accuracy", "chapters"))
-    tests = r.get("tests")
-    have_torch = "torch" in ln
-    lines = [
-        "(ch-benchmarks)=",
-        "# Benchmarks",
-        "",
-        "How fast and how accurate lnbook is, measured against PyTorch and against the slow",
-        "paths it replaces. Every figure on this page comes from one run of",
-        "`benchmarks/run.py` on the machine described below, which rewrote this page. Speeds",
-        "are compared as ratios of best-of-N wall times, the two sides measured in turn so",
-        "that a busy machine slows both; the absolute times are for orientation only. No test",
-        "asserts a speed: a missed target is reported here, not failed in CI.",
-        "",
-        "## What is measured",
-        "",
-        "- **layer_norm**: {func}`lnbook.layer_norm` with a gain and a bias on a (4096, 1024)",
-        "  float64 batch, against `torch.nn.functional.layer_norm`. Target: at most 1.5 times",
-        "  PyTorch's time.",
-        "- **operator_norm**: the closed form of {func}`lnbook.operator_norm`",
-        "  ({ref}`ch-sensitivity`) on (10⁴, 64) records, against the largest singular value",
-        "  of each record's {func}`lnbook.jacobian` (`np.linalg.norm(J, 2, axis=(-2, -1))`, an",
-        "  SVD of ten thousand 64 × 64 matrices; the time to build the Jacobians is not",
-        "  counted). Target: at least 100 times faster.",
-        "- **jacobian**: {func}`lnbook.jacobian` on a (256, 64) batch, against",
-        "  `torch.func.vmap(torch.func.jacrev(layer_norm))`. Target: no slower.",
-        "- **accuracy**: the worst normwise error of {func}`lnbook.core` in float64, in ulps of",
-        "  the largest component of the correctly rounded core (`lnbook.reference.exact_core`,",
-        "  `lnbook.reference.ulp_error`; see {ref}`ch-floating-point`), on records",
-        "  $z = \\sigma(r\\mathbf 1 + x)$ with $x$ a seeded standard normal draw, offsets",
-        "  $r = |\\mu|/\\sigma$ up to $10^9$ and spreads $\\sigma$ whose variance lies far",
-        "  below and far above $\\varepsilon = 10^{-5}$; beside it, PyTorch's float64 error on",
-        "  the same records. Target: lnbook at most 4 ulp everywhere.",
-        "- **chapters**: the wall time of executing every chapter in a fresh kernel (the logic",
-        "  of `tools/execute.py`, run on a temporary copy of `book/`). Target: under 10 s each.",
-        "- **tests**: the wall time of the whole test command, `tools/test` (optional:",
-        "  `--tests`).",
-        "",
-        "## How to rerun",
-        "",
-        "```bash",
-        ".venv/bin/python benchmarks/run.py            # a few minutes",
-        ".venv/bin/python benchmarks/run.py --tests    # also times tools/test (long)",
-        "```",
-        "",
-        "On a machine that sets `OPENBLAS_CORETYPE` and `OPENBLAS_L2_SIZE` (a workaround for",
-        "old OpenBLAS builds that pins a slower kernel), the script runs the one step that",
-        "uses numpy's LAPACK, the SVD, in a child process without them, so that the closed",
-        "form races the current kernel; every other step, the chapters and the tests run in",
-        "the environment as it is. The tables record which kernel ran.",
-        "",
-        "## Machine and versions",
-        "",
-        "| | |",
-        "|---|---|",
-    ]
-    for key in ("date", "cpu", "cores", "memory", "platform", "python", "numpy", "torch",
-                "torch threads", "mpmath", "lnbook", "numpy BLAS", "OpenBLAS variables"):
-        if key in info:
-            lines.append(f"| {key} | {info[key]} |")
-    if "OpenBLAS variables" in r["operator_norm"]:
-        lines.append(f"| numpy BLAS for the SVD step | {r['operator_norm']['BLAS']} |")
-    lines += [
-        "",
-        "## Speed",
-        "",
-        "| benchmark | lnbook | compared with | time | ratio | target | result |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    if have_torch:
-        lines.append(f"| layer_norm {ln['shape']} | {fmt_time(ln['lnbook'])} | "
-                     f"torch layer_norm | {fmt_time(ln['torch'])} | "
-                     f"{ln['ratio']:.2f} × torch's time | ≤ 1.5 × | {verdict(ln['pass'])} |")
-    else:
-        lines.append(f"| layer_norm {ln['shape']} | {fmt_time(ln['lnbook'])} | torch not "
-                     "installed | – | – | ≤ 1.5 × | – |")
-    lines.append(f"| operator_norm {op['shape']} | {fmt_time(op['closed form'])} | SVD of the "
-                 f"Jacobians | {fmt_time(op['SVD'])} | {op['ratio']:,.0f} × faster | ≥ 100 × | "
-                 f"{verdict(op['pass'])} |")
-    if have_torch:
-        lines.append(f"| jacobian {jac['shape']} | {fmt_time(jac['lnbook'])} | "
-                     f"torch vmap(jacrev) | {fmt_time(jac['torch'])} | "
-                     f"{jac['ratio']:.2f} × torch's time | ≤ 1 × | {verdict(jac['pass'])} |")
-    else:
-        lines.append(f"| jacobian {jac['shape']} | {fmt_time(jac['lnbook'])} | torch not "
-                     "installed | – | – | ≤ 1 × | – |")
-    lines += [
-        "",
-        f"Building the 10⁴ Jacobians that the SVD needs takes {fmt_time(op['jacobian'])} more;",
-        f"the two norms agree to a relative {op['max relative difference']:.1e}. The SVD ran on"
-        f" {op['BLAS']}"
-        + (" (OpenBLAS variables unset for this step)." if "OpenBLAS variables" in op else "."),
-    ]
-    if have_torch:
-        lines.append(f"lnbook and PyTorch agree to {ln['max |difference|']:.1e} (layer_norm) "
-                     f"and {jac['max |difference|']:.1e} (jacobian), largest absolute "
-                     "difference.")
-    lines += ["", "## Accuracy in ulps", ""]
-    if "skipped" in acc:
-        lines.append(f"Not measured: {acc['skipped']}.")
-    else:
-        who = "lnbook / torch" if have_torch else "lnbook"
-        lines += [
-            f"Worst error over {acc['records per cell']} records of $d = {acc['d']}$ features "
-            f"in each cell ({who}), $\\varepsilon = 10^{{-5}}$. Columns: the spread "
-            "$\\sigma$ (variance $\\sigma^2$); rows: the offset ratio $r = |\\mu|/\\sigma$.",
-            "",
-            "| $r$ \\\\ $\\sigma$ | " + " | ".join(f"{s:g} (q = {s * s:g})" for s in SPREADS)
-            + " |",
-            "|---|" + "---|" * len(SPREADS),
-        ]
-        for ratio in RATIOS:
-            cells = []
-            for spread in SPREADS:
-                row = acc["table"][f"{ratio:g}|{spread:g}"]
-                cell = f"{row['lnbook']:.2g}"
-                if have_torch:
-                    cell += f" / {row['torch']:.3g}"
-                cells.append(cell)
-            lines.append(f"| {ratio:g} | " + " | ".join(cells) + " |")
-        lines += [
-            "",
-            f"Worst lnbook error: **{acc['lnbook worst']:.2g} ulp** (target ≤ 4: "
-            f"{verdict(acc['pass'])})."
-            + (f" Worst PyTorch error: {acc['torch worst']:.3g} ulp." if have_torch else ""),
-            "PyTorch's float64 kernel loses accuracy as the offset grows because it does not",
-            "correct the rounding error of its mean; lnbook's corrected two-pass mean",
-            "({ref}`ch-floating-point`) keeps the error at a few ulps.",
-        ]
-    lines += [
-        "",
-        "## Wall times",
-        "",
-        "| chapter | execution |",
-        "|---|---|",
-    ]
-    for name, t in ch["chapters"].items():
-        failure = f" (failed: {ch['failed'][name]})" if name in ch.get("failed", {}) else ""
-        lines.append(f"| {name} | {t:.1f} s{failure} |")
-    lines += [
-        f"| **all chapters** | **{ch['total']:.1f} s** |",
-        "",
-        f"Slowest chapter: {max(ch['chapters'].values()):.1f} s (target < 10 s each: "
-        f"{verdict(ch['pass'])}). Each includes starting a kernel.",
-        "",
-    ]
-    if tests is None:
-        lines.append("The whole test command has not been timed yet (`--tests`).")
-    else:
-        carried = "" if tests.get("this run") else f" (measured on {tests['date']})"
-        lines.append(f"The whole test command, `{tests['command']}`, took "
-                     f"{tests['seconds']:.0f} s{carried} and exited with code "
-                     f"{tests['exit code']} (`{tests['summary']}`).")
-        if tests.get("failed"):
-            lines += ["", "Failed in that run:", ""]
-            lines += [f"- `{name}`" for name in tests["failed"]]
-    missed = []
-    if have_torch and not ln["pass"]:
-        missed.append(
-            f"layer_norm took {ln['ratio']:.2f} times PyTorch's time. lnbook computes the mean"
-            " twice (the corrected two-pass algorithm that the accuracy row depends on) in "
-            "single-threaded numpy, while PyTorch fuses the statistics into one threaded "
-            "kernel.")
-    if not op["pass"]:
-        missed.append(f"operator_norm was only {op['ratio']:.0f} times faster than the SVD.")
-    if have_torch and not jac["pass"]:
-        missed.append(f"jacobian took {jac['ratio']:.2f} times PyTorch's time.")
-    if "skipped" not in acc and not acc["pass"]:
-        missed.append(f"the worst lnbook error was {acc['lnbook worst']:.2g} ulp, above 4.")
-    if ch.get("failed"):
-        missed.append(f"chapters failed to execute: {', '.join(ch['failed'])}.")
-    if max(ch["chapters"].values()) >= 10.0:
-        missed.append("a chapter took 10 s or more to execute.")
-    close = []
-    if have_torch and ln["pass"] and ln["ratio"] > 0.85 * ln["target"]:
-        close.append(f"layer_norm ({ln['ratio']:.2f} × against ≤ 1.5 ×)")
-    if have_torch and jac["pass"] and jac["ratio"] > 0.85 * jac["target"]:
-        close.append(f"jacobian ({jac['ratio']:.2f} × against ≤ 1 ×)")
-    lines += ["", "## Notes", ""]
-    if missed:
-        lines += ["Targets missed in this run:", ""] + [f"- {m}" for m in missed] + [""]
-    else:
-        lines += ["Every target was met in this run.", ""]
-    if close:
-        lines += [f"Met with a small margin, so a busier run may miss it: {'; '.join(close)}.",
-                  ""]
-    lines += [
-        "{func}`lnbook.layer_norm` and {func}`lnbook.core` work through the records a block",
-        "of about 2¹⁶ numbers at a time (512 KiB, which stays in cache), centring, dividing",
-        "and applying the gain and bias in place; every sum is numpy's pairwise sum along the",
-        "last axis, which keeps wide records within a few ulps. Without the blocks,",
-        "layer_norm took 1.7 to 1.8 times PyTorch's time in our measurements on this machine.",
-        "",
-        "The machine has two cores and is shared, so absolute times move from run to run by",
-        "tens of percent; ratios move less, because both sides are measured in turn. numpy",
-        "runs these element-wise kernels on one thread, PyTorch on "
-        + (f"{info.get('torch threads')}." if have_torch else "its own thread pool."),
-        "",
-    ]
-    return "\n".join(lines)
+    info = machine(removed)
+    info["load before"] = list(os.getloadavg())
+    info["mode"] = cfg["mode"]
+    default_threads = torch.get_num_threads()
+    steps = [("layer_norm", lambda: bench_layer_norm(torch, cfg)),
+             ("layer_norm_stream", lambda: bench_stream(cfg)),
+             ("jacobian", lambda: bench_jacobian(torch, cfg)),
+             ("operator_norm", lambda: bench_operator_norm(cfg)),
+             ("accuracy", lambda: bench_accuracy(torch, cfg))]
+    results = {}
+    try:
+        for name, step in steps:
+            log(f"== {name}")
+            t0 = time.perf_counter()
+            results[name] = step()
+            for r in results[name] if isinstance(results[name], list) else [results[name]]:
+                if "result" in r:
+                    q = r["result"]
+                    log(f"   {r['name']}: {r['ratio']} = {q['median']:.3g} "
+                        f"(min {q['min']:.3g}, max {q['max']:.3g}); met: {r['met']}")
+                else:
+                    log(f"   {r['name']}: worst {r['worst']}; met: {r['met']}")
+            log(f"   ({time.perf_counter() - t0:.1f} s)")
+    finally:
+        torch.set_num_threads(default_threads)
+    info["load after"] = list(os.getloadavg())
+    info["wall time, s"] = round(time.perf_counter() - start, 1)
+    info["command"] = "python benchmarks/run.py" + (" --tiny" if cfg["mode"] == "tiny" else "")
+    return {"machine": info, "sizes": {k: v for k, v in cfg.items() if k != "mode"},
+            "results": results}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--tests", nargs="?", const="tools/test", default=None,
-                        metavar="COMMAND", help="also time the whole test command "
-                        "(default: tools/test)")
-    parser.add_argument("--no-write", action="store_true", help="print only; leave the page")
-    parser.add_argument("--render", action="store_true",
-                        help="rewrite the page from benchmarks/results.json; measure nothing")
-    parser.add_argument("--only", choices=["operator_norm"], help=argparse.SUPPRESS)
+    parser.add_argument("--tiny", action="store_true",
+                        help="small sizes and 2 rounds, for the test suite (seconds)")
+    parser.add_argument("--rounds", type=int, help="interleaved rounds (default 15; tiny 2)")
+    parser.add_argument("--results", type=pathlib.Path, default=RESULTS,
+                        help="where to write the results (default benchmarks/results.json)")
+    parser.add_argument("--page", type=pathlib.Path, default=render.PAGE_PART,
+                        help="where to write the page's generated part")
+    parser.add_argument("--figure", type=pathlib.Path, default=render.FIGURE,
+                        help="where to write the figure of per-round ratios (SVG)")
+    parser.add_argument("--keep-openblas-env", action="store_true",
+                        help="measure with OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE as they are")
     args = parser.parse_args(argv)
-    if args.render:
-        saved = json.loads(RESULTS.read_text())
-        PAGE.write_text(render(saved["machine"], saved["results"]))
-        print(f"wrote {PAGE.relative_to(ROOT)} from {RESULTS.relative_to(ROOT)}")
-        return 0
-    if args.only == "operator_norm":
-        print(json.dumps(bench_operator_norm()))
-        return 0
-    try:
-        import torch
-    except ImportError:
-        torch = None
-        print("PyTorch is not installed: the PyTorch comparisons are skipped", flush=True)
-    info = machine()
-    for k, v in info.items():
-        print(f"{k:>20s}: {v}")
-    results = {}
-    steps = [("layer_norm", lambda: bench_layer_norm(torch)),
-             ("operator_norm", bench_operator_norm_current_blas),
-             ("jacobian", lambda: bench_jacobian(torch)),
-             ("accuracy", lambda: bench_accuracy(torch)),
-             ("chapters", bench_chapters)]
-    for name, step in steps:
-        print(f"\n== {name}", flush=True)
-        start = time.perf_counter()
-        results[name] = step()
-        shown = {k: v for k, v in results[name].items() if k not in ("table", "chapters")}
-        print(json.dumps(shown, indent=1, default=str))
-        print(f"({time.perf_counter() - start:.1f} s)", flush=True)
-    if args.tests:
-        print(f"\n== tests: {args.tests}", flush=True)
-        results["tests"] = bench_tests(args.tests.split())
-        results["tests"]["this run"] = True
-        print(json.dumps(results["tests"], indent=1))
-    elif RESULTS.exists():
-        previous = json.loads(RESULTS.read_text()).get("results", {}).get("tests")
-        if previous:
-            previous["this run"] = False
-            results["tests"] = previous
-    if not args.no_write:
-        PAGE.write_text(render(info, results))
-        RESULTS.write_text(json.dumps({"machine": info, "results": results}, indent=1,
-                                      default=str) + "\n")
-        print(f"\nwrote {PAGE.relative_to(ROOT)} and {RESULTS.relative_to(ROOT)}")
+    cfg = dict(TINY if args.tiny else FULL, mode="tiny" if args.tiny else "full")
+    if args.rounds:
+        cfg["rounds"] = args.rounds
+    removed = json.loads(os.environ.get(REMOVED_ENV, "{}"))
+    data = measure(cfg, removed)
+    args.results.write_text(json.dumps(data, indent=1) + "\n")
+    render.write(data, args.page, args.figure)
+    print(f"wrote {args.results}, {args.page} and {args.figure} in "
+          f"{data['machine']['wall time, s']} s")
     return 0
+
 
 
 if __name__ == "__main__":

@@ -1,25 +1,46 @@
 """The book's figures, one function each. The only module that imports matplotlib.
 
-Each ``plot_*`` computes its data with lnbook's numerical functions, draws it on the axes it
-is given (or on new ones), and returns the axes, so tests can read back what was drawn.
+Compute first, draw second: each ``plot_*`` takes its arrays from the matching pure function
+of ``lnbook.figures`` (numpy only), draws them on the axes it is given (or on new ones, in
+the book's style) and returns the axes. The figure tests check the data functions against
+independent computations, and check here only that what is drawn is that data.
+
+The style lives in one place, ``STYLE``, applied by every ``plot_*`` through
+``style()``: a figure ``WIDTH`` inches wide, with fonts that stay legible when the
+figure shrinks to a phone's width, the Okabe–Ito colour-blind-safe palette, an opaque white
+background (a light card on a dark page), labels in matplotlib mathtext with the book's
+symbols, legends outside the data, at most a handful of labels per axis, and panels stacked
+vertically. New figures are ``BookFigure``: in a notebook they display as a PNG at
+twice their resolution, tagged with their display size, so they are sharp on any screen.
 """
 
 from __future__ import annotations
 
+import base64
+import contextlib
+import functools
+import io
 from collections.abc import Sequence
 
 import matplotlib.pyplot as plt
 import numpy as np
+from cycler import cycler
+from matplotlib.colors import ListedColormap
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+from matplotlib.ticker import FixedLocator, LogLocator, MaxNLocator, NullFormatter
 from numpy.typing import ArrayLike
 
-from .audit import record_audit, wrong_axis_layer_norm
-from .centering import weighted_centering_matrix
-from .derivatives import jacobian, jacobian_eigenvalues
-from .normalize import core, layer_norm, normalized_variance
-from .sensitivity import amplification, lipschitz_bound, operator_norm, response, response_slope
-from .variants import CONVENTIONS, convention_layer_norm
+from . import figures
+from .figures import EPS_VALUES
 
 __all__ = [
+    "STYLE",
+    "PALETTE",
+    "WIDTH",
+    "BookFigure",
+    "style",
     "plot_response",
     "plot_normalized_variance",
     "plot_jacobian_eigenvalues",
@@ -33,174 +54,344 @@ __all__ = [
     "plot_core_bound",
     "plot_offset_error",
     "plot_eps_placement",
+    "plot_benchmark_ratios",
 ]
 
-EPS_VALUES = (0.01, 0.1, 1.0)
+#: Okabe & Ito's colour-blind-safe palette (blue, vermillion, bluish green, reddish purple,
+#: orange, sky blue, black); yellow is left out, too pale on white.
+PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
+GUIDE = "#555555"  # reference lines: bounds, asymptotes, plateaus
+WIDTH = 5.0  # inches; displayed at about 500 px on a desktop, shrunk on a phone
+DISPLAY_DPI = 100  # CSS pixels per inch of figure on the page
+PANEL_HEIGHT = 2.9
+MAX_TICKS = 6
+
+#: The lnbook figure style: every plot_* applies it, nothing else sets rcParams.
+STYLE = {
+    "figure.figsize": (WIDTH, 3.6),
+    "figure.dpi": 2 * DISPLAY_DPI,  # every PNG of a figure, inline or saved, at twice
+    "figure.facecolor": "white",
+    "figure.edgecolor": "white",
+    "figure.constrained_layout.use": True,
+    "savefig.dpi": 200,
+    "savefig.format": "svg",
+    "savefig.facecolor": "white",
+    "savefig.bbox": "tight",
+    "svg.hashsalt": "lnbook",
+    "svg.fonttype": "path",
+    "axes.facecolor": "white",
+    "axes.edgecolor": "#333333",
+    "axes.prop_cycle": cycler(color=PALETTE),
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": True,
+    "axes.axisbelow": True,
+    "grid.color": "#dddddd",
+    "grid.linewidth": 0.6,
+    "axes.titlesize": 13,
+    "axes.titlelocation": "left",
+    "axes.labelsize": 13,
+    "font.size": 13,
+    "xtick.labelsize": 12,
+    "ytick.labelsize": 12,
+    "legend.fontsize": 12,
+    "legend.frameon": False,
+    "mathtext.fontset": "cm",
+    "lines.linewidth": 2.0,
+    "lines.markersize": 6,
+}
 
 
-def _axes(ax, n: int = 1, width: float = 6.4):
+class BookFigure(Figure):
+    """A figure that displays in a notebook as a PNG at twice its resolution, sized to fit.
+
+    The style draws at ``2 * DISPLAY_DPI`` dots per inch, so the PNG that IPython's inline
+    backend makes of the figure (or, without that backend, this class) has twice the pixels
+    it is shown with. This class adds ``width`` metadata (the display width in CSS pixels,
+    ``DISPLAY_DPI`` per inch), which myst-nb and Jupyter apply to the image: sharp on
+    high-density screens, as wide as designed on a desktop, and scaled down with its
+    height on a phone (only the width is given). If a notebook asks for SVG too
+    (``%config InlineBackend.figure_formats``), IPython adds it beside.
+    """
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        buf = io.BytesIO()
+        self.savefig(buf, format="png", dpi=self.dpi, bbox_inches="tight",
+                     facecolor=STYLE["figure.facecolor"])
+        png = buf.getvalue()
+        # PNG header: the width is big-endian at bytes 16-20
+        w = int.from_bytes(png[16:20], "big")
+        return ({"image/png": base64.b64encode(png).decode("ascii")},
+                {"image/png": {"width": round(w * DISPLAY_DPI / self.dpi)}})
+
+
+@contextlib.contextmanager
+def style():
+    """The book's figure style, as a context: ``with style(): ...``."""
+    with plt.rc_context(STYLE):
+        yield
+
+
+def _styled(fn):
+    """Apply ``STYLE`` while ``fn`` creates and draws its artists."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        with style():
+            return fn(*args, **kwargs)
+
+    return wrapper
+
+
+def _new(rows: int = 1, height: float | None = None, **kwargs):
+    """New axes in a ``BookFigure``; several panels are stacked vertically."""
+    height = height or (STYLE["figure.figsize"][1] if rows == 1 else PANEL_HEIGHT * rows + 0.6)
+    _, axes = plt.subplots(rows, 1, figsize=(WIDTH, height), FigureClass=BookFigure, **kwargs)
+    return axes
+
+
+def _axes(ax, n: int = 1, width: float | None = None):
+    """New axes for a plot function written before ``STYLE``: stacked, in a BookFigure.
+
+    Kept so that such functions keep working; ``width`` is ignored (every figure is
+    ``WIDTH`` wide). New plot functions use ``@_styled``, ``_new``, ``_finish`` and
+    ``_legend``, with their data from ``lnbook.figures``.
+    """
     if ax is not None:
         return ax
-    _, ax = plt.subplots(1, n, figsize=(width, 3.6), layout="constrained")
-    return ax
+    with style():
+        return _new(n)
 
 
-def _records_with_variance(q: np.ndarray, d: int) -> np.ndarray:
-    """Records ``(-r, r, 0, ..., 0) * c`` whose population variance is ``q``."""
-    base = np.zeros(d)
-    base[:2] = (-1.0, 1.0)
-    # q(base) = 2/d, so scale by sqrt(q d / 2)
-    return np.sqrt(q * d / 2)[:, None] * base
+def _finish(*axes) -> None:
+    """Tick labels in the style's sizes (ticks are made at draw time), few per axis."""
+    for ax in axes:
+        ax.tick_params(which="both", labelsize=STYLE["xtick.labelsize"], color="#333333")
+        for axis, scale in ((ax.xaxis, ax.get_xscale()), (ax.yaxis, ax.get_yscale())):
+            if scale == "log":
+                axis.set_major_locator(LogLocator(base=10, numticks=MAX_TICKS))
+                axis.set_minor_locator(LogLocator(base=10, subs="auto", numticks=99))
+                axis.set_minor_formatter(NullFormatter())
+            elif scale == "linear" and not isinstance(axis.get_major_locator(), FixedLocator):
+                axis.set_major_locator(MaxNLocator(nbins=MAX_TICKS - 1))
 
 
-def plot_response(eps_values: Sequence[float] = EPS_VALUES, t: ArrayLike | None = None, axes=None):
-    """Response ``h_eps(t)`` and sensitivity ``h'_eps(t)`` on the family ``(-t, 0, t)``.
+def _legend(axes, ncols: int = 1, handles=None, labels=None) -> None:
+    """One legend outside the data: below the panels of a figure made here, else at the right.
 
-    Left: the response with dashed asymptotes at ``±sqrt(3/2)``. Right: the slope, with
-    each peak ``h'(0) = eps**-0.5`` (the Lipschitz bound) marked. Returns the two axes.
+    On a figure the caller made, the legend goes beside the axes, outside them. Every plot_*
+    calls this last.
     """
-    t = np.linspace(-3, 3, 601) if t is None else np.asarray(t, dtype=float)
-    left, right = _axes(axes, 2, width=9.6)
-    for eps in eps_values:
-        (line,) = left.plot(t, response(t, eps=eps), label=f"ε = {eps:g}")
-        right.plot(t, response_slope(t, eps=eps), color=line.get_color(), label=f"ε = {eps:g}")
-        right.plot([0.0], [lipschitz_bound(eps=eps)], "o", color=line.get_color())
+    first = np.atleast_1d(axes)[0]
+    if handles is None:
+        handles, labels = first.get_legend_handles_labels()
+    fig = first.figure
+    if isinstance(fig, BookFigure):
+        fig.legend(handles, labels, loc="outside lower center", ncols=ncols)
+        # Lay the figure out once, in the style, and keep that layout: with an equal-aspect
+        # axes, constrained layout would otherwise move things at every later render, and
+        # the PNG that a notebook stores would differ from the one measured for its width.
+        fig.canvas.draw()
+        fig.set_layout_engine("none")
+    else:
+        first.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.02, 1.0),
+                     borderaxespad=0.0)
+
+
+def _eps_text(eps: float) -> str:
+    """``eps`` for a mathtext label: 10^{-5} for powers of ten, else 0.01 style."""
+    k = np.log10(eps) if eps > 0 else np.nan
+    if np.isfinite(k) and k == round(k) and abs(k) >= 3:
+        return f"10^{{{int(k)}}}"
+    return f"{eps:g}"
+
+
+def _vector(v: ArrayLike) -> str:
+    return "(" + ", ".join(f"{x:g}" for x in np.asarray(v, dtype=float)) + ")"
+
+
+@_styled
+def plot_response(eps_values: Sequence[float] = EPS_VALUES, t: ArrayLike | None = None,
+                  axes=None):
+    """Response ``h_eps(t)`` (top) and its slope ``h'_eps(t)`` (bottom) on ``(-t, 0, t)``.
+
+    Top: the response with dashed asymptotes at ``±sqrt(3/2)``. Bottom: the slope on a log
+    scale, each peak ``h'(0) = eps**-0.5`` marked with a dot. Returns the two axes; the data
+    are ``lnbook.figures.response_data``.
+    """
+    data = figures.response_data(eps_values, t)
+    top, bottom = _new(2, sharex=True) if axes is None else axes
+    for k, eps in enumerate(data["eps"]):
+        label = rf"$\varepsilon = {_eps_text(eps)}$"
+        (line,) = top.plot(data["t"], data["h"][k], label=label)
+        bottom.plot(data["t"], data["slope"][k], color=line.get_color(), label=label)
+        bottom.plot([0.0], [data["peak"][k]], "o", color=line.get_color())
     for sign in (1, -1):
-        left.axhline(sign * np.sqrt(1.5), linestyle="--", color="0.4", linewidth=1)
-    left.set(xlabel="t", ylabel="h_ε(t)", title="response of u₃ to (−t, 0, t)")
-    right.set(xlabel="t", ylabel="h′_ε(t)", yscale="log", title="sensitivity; peak ε^(−1/2)")
-    left.legend(loc="lower right")
-    right.legend(loc="upper right")
-    return left, right
+        top.axhline(sign * data["limit"], linestyle="--", color=GUIDE, linewidth=1)
+    top.set(ylabel=r"$h_\varepsilon(t)$",
+            title=r"response of $u_3$ to $(-t, 0, t)$; dashed $\pm\sqrt{3/2}$")
+    bottom.set(xlabel=r"$t$", ylabel=r"$h'_\varepsilon(t)$", yscale="log",
+               title=r"its slope; peak $h'_\varepsilon(0) = \varepsilon^{-1/2}$")
+    _finish(top, bottom)
+    _legend((top, bottom), ncols=len(data["eps"]))
+    return top, bottom
 
 
+@_styled
 def plot_normalized_variance(eps_values: Sequence[float] = EPS_VALUES, ax=None):
-    """Mean square of the core, ``q / (q + eps)``, against the variance ``q``."""
-    ax = _axes(ax)
-    q = np.logspace(-4, 2, 241)
-    for eps in eps_values:
-        (line,) = ax.plot(q, normalized_variance(_records_with_variance(q, 3), eps=eps),
-                          label=f"ε = {eps:g}")
-        ax.plot([eps], [0.5], "o", color=line.get_color())
-    ax.axhline(1.0, linestyle="--", color="0.4", linewidth=1)
-    ax.set(xscale="log", xlabel="variance q", ylabel="(1/d) Σ u_i²", ylim=(0, 1.05),
-           title="normalized variance q/(q+ε); ½ at q = ε")
-    ax.legend(loc="upper left")
+    """Mean square of the core, ``q / (q + eps)``, against the variance ``q``; ½ at q = eps."""
+    data = figures.normalized_variance_data(eps_values)
+    ax = _new() if ax is None else ax
+    for k, eps in enumerate(data["eps"]):
+        (line,) = ax.plot(data["q"], data["mean_square"][k],
+                          label=rf"$\varepsilon = {_eps_text(eps)}$")
+        ax.plot([eps], [data["half"][k]], "o", color=line.get_color())
+    ax.axhline(1.0, linestyle="--", color=GUIDE, linewidth=1)
+    ax.set(xscale="log", xlabel=r"variance $q$", ylabel=r"$\dfrac{1}{d}\sum_i u_i^2$",
+           ylim=(0, 1.05), title=r"$q/(q+\varepsilon)$, one half at $q = \varepsilon$")
+    _finish(ax)
+    _legend(ax, ncols=len(data["eps"]))
     return ax
 
 
+@_styled
 def plot_jacobian_eigenvalues(eps: float = 0.1, d: int = 4, ax=None):
-    """Eigenvalues of the core's Jacobian against ``q``: closed form (lines), eigvalsh (dots)."""
-    ax = _axes(ax)
-    q = np.logspace(-3, 2, 201)
-    radial, tangential = jacobian_eigenvalues(_records_with_variance(q, d), eps=eps)
-    ax.plot(q, tangential, label="(q+ε)^(−1/2)  on w ⊥ 1, v")
-    ax.plot(q, radial, label="ε/(q+ε)^(3/2)  on v")
-    ax.plot(q, np.zeros_like(q), label="0  on 1")
-    sample = np.logspace(-3, 2, 11)
-    numeric = np.linalg.eigvalsh(jacobian(_records_with_variance(sample, d), eps=eps))
-    ax.plot(np.repeat(sample, d), numeric.ravel(), "k.", label="eigvalsh of J")
-    ax.axhline(eps**-0.5, linestyle="--", color="0.4", linewidth=1)
-    ax.set(xscale="log", xlabel="variance q", ylabel="eigenvalue",
-           title=f"eigenvalues of Du_ε (d = {d}, ε = {eps:g}); dashed ε^(−1/2)")
-    ax.legend(loc="upper right")
+    """Eigenvalues of the core's Jacobian against ``q``: closed forms (lines), eigvalsh (dots)."""
+    data = figures.jacobian_eigenvalue_data(eps, d)
+    ax = _new(height=4.0) if ax is None else ax
+    q = data["q"]
+    ax.plot(q, data["tangential"],
+            label=r"$\lambda_{\mathrm{tan}} = (q+\varepsilon)^{-1/2}$, on $w \perp \mathbf{1}, v$")
+    ax.plot(q, data["radial"],
+            label=r"$\lambda_{\mathrm{rad}} = \varepsilon/(q+\varepsilon)^{3/2}$, on $v$")
+    ax.plot(q, data["zero"], label=r"$0$, on $\mathbf{1}$")
+    ax.plot(np.repeat(data["sample_q"], d), data["numeric"].ravel(), "k.",
+            label=r"eigenvalues of $J$ (numerical)")
+    ax.axhline(data["bound"], linestyle="--", color=GUIDE, linewidth=1,
+               label=r"$\varepsilon^{-1/2}$")
+    ax.set(xscale="log", xlabel=r"variance $q$", ylabel=r"eigenvalue $\lambda$",
+           title=rf"eigenvalues of $Du_\varepsilon(z)$, $d = {d}$, "
+                 rf"$\varepsilon = {_eps_text(eps)}$")
+    _finish(ax)
+    _legend(ax)
     return ax
 
 
+@_styled
 def plot_operator_norm(eps: float = 0.1, dims: Sequence[int] = (2, 3), ax=None):
-    """Operator norm of the core's Jacobian against ``q``, with the bound ``eps**-0.5``."""
-    ax = _axes(ax)
-    q = np.logspace(-3, 2, 201)
-    for d in dims:
-        ax.plot(q, operator_norm(_records_with_variance(q, d), eps=eps), label=f"d = {d}")
-    ax.axhline(lipschitz_bound(eps=eps), linestyle="--", color="0.4", label="bound ε^(−1/2)")
-    ax.set(xscale="log", yscale="log", xlabel="variance q", ylabel="‖Du_ε(z)‖₂",
-           title=f"local amplification (ε = {eps:g})")
-    ax.legend(loc="lower left")
+    """Operator norm of the core's Jacobian against ``q``, under the bound ``eps**-0.5``."""
+    data = figures.operator_norm_data(eps, dims)
+    ax = _new() if ax is None else ax
+    for d, norm in zip(data["dims"], data["norm"]):
+        ax.plot(data["q"], norm, label=rf"$d = {d}$")
+    ax.axhline(data["bound"], linestyle="--", color=GUIDE, linewidth=1,
+               label=r"bound $\varepsilon^{-1/2}$")
+    ax.set(xscale="log", yscale="log", xlabel=r"variance $q$",
+           ylabel=r"$\Vert Du_\varepsilon(z)\Vert_2$",
+           title=rf"local amplification, $\varepsilon = {_eps_text(eps)}$")
+    _finish(ax)
+    _legend(ax, ncols=len(data["dims"]) + 1)
     return ax
 
 
+@_styled
 def plot_amplification(z: ArrayLike = (7.0, 7.0), h: ArrayLike = (1e-3, -1e-3), ax=None):
-    """Finite ratio ``||u(z+h) - u(z)|| / ||h||`` against ``eps``, beside ``eps**-0.5``."""
-    ax = _axes(ax)
-    eps = np.logspace(-8, 0, 161)
-    ratio = [float(amplification(z, h, eps=e)) for e in eps]
-    ax.plot(eps, ratio, label="finite ratio")
-    ax.plot(eps, eps**-0.5, "--", color="0.4", label="bound ε^(−1/2)")
-    ax.set(xscale="log", yscale="log", xlabel="ε", ylabel="amplification",
-           title=f"z = {tuple(np.asarray(z).tolist())}, h = {tuple(np.asarray(h).tolist())}")
-    ax.legend(loc="upper right")
+    """Finite ratio ``||u(z+δ) - u(z)|| / ||δ||`` against ``eps``, beside ``eps**-0.5``.
+
+    ``h`` is the perturbation δ (the parameter keeps its historical name).
+    """
+    data = figures.amplification_data(z, h)
+    ax = _new() if ax is None else ax
+    ax.plot(data["eps"], data["ratio"], label="finite ratio")
+    ax.plot(data["eps"], data["bound"], "--", color=GUIDE, linewidth=1.5,
+            label=r"bound $\varepsilon^{-1/2}$")
+    ax.set(xscale="log", yscale="log", xlabel=r"$\varepsilon$",
+           ylabel=r"$\Vert u(z+\delta) - u(z)\Vert_2 / \Vert\delta\Vert_2$",
+           title=rf"$z = {_vector(z)}$, $\delta = {_vector(h)}$")
+    _finish(ax)
+    _legend(ax, ncols=2)
     return ax
 
 
+@_styled
 def plot_shift_geometry(z: ArrayLike = (2.0, 0.5), shifts: ArrayLike = (-1.5, 0.0, 1.0, 2.0),
                         ax=None):
     """Records ``z + c 1`` all project, along ``1``, to the same point ``P z`` of the line ⟂ 1."""
-    ax = _axes(ax, width=4.8)
-    z = np.asarray(z, dtype=float)
-    Pz = z - z.mean()
-    s = np.linspace(-4, 4, 2)
-    ax.plot(s, -s, color="0.3", label="plane ⊥ 1 (Σ z_i = 0)")
-    ax.plot(s, s, ":", color="0.6", label="span{1}")
-    for c in np.asarray(shifts, dtype=float):
-        p = z + c
-        ax.plot([p[0], Pz[0]], [p[1], Pz[1]], "--", color="C0", linewidth=1)
-        ax.plot(*p, "o", color="C0")
-    ax.plot(*Pz, "o", color="C3", markersize=8, label="P z, shared by all")
-    ax.set(aspect="equal", xlim=(-3, 5), ylim=(-3, 5), xlabel="z₁", ylabel="z₂",
-           title="z + c1 for several c")
-    ax.legend(loc="lower left", fontsize="small")
+    data = figures.shift_geometry_data(z, shifts)
+    ax = _new(height=5.4) if ax is None else ax
+    s = np.array([-4.0, 6.0])
+    ax.plot(s, -s, color=GUIDE, linewidth=1.5, label=r"line $\perp \mathbf{1}$: $z_1 + z_2 = 0$")
+    ax.plot(s, s, ":", color=GUIDE, linewidth=1.5, label=r"span$\{\mathbf{1}\}$")
+    Pz = data["Pz"]
+    for k, p in enumerate(data["shifted"]):
+        ax.plot([p[0], Pz[0]], [p[1], Pz[1]], "--", color=PALETTE[0], linewidth=1)
+        ax.plot(*p, "o", color=PALETTE[0],
+                label=r"$z + c\mathbf{1}$ for several $c$" if k == 0 else None)
+    ax.plot(*Pz, "o", color=PALETTE[1], markersize=9, label=r"$Pz$, shared by all")
+    ax.set(aspect="equal", xlim=(-3, 5), ylim=(-3, 5), xlabel=r"$z_1$", ylabel=r"$z_2$",
+           title=rf"$z = {_vector(data['shifted'][0] - data['shifts'][0])}$")
+    _finish(ax)
+    _legend(ax, ncols=2)
     return ax
 
 
+@_styled
 def plot_weighted_projection(a: ArrayLike = (0.25, 0.75), x: ArrayLike = (4.0, 2.0), ax=None):
     """Oblique projection ``P_a x`` (along 1) and orthogonal projection onto ``ker a^T``."""
-    ax = _axes(ax, width=4.8)
-    a, x = np.asarray(a, dtype=float), np.asarray(x, dtype=float)
-    oblique = weighted_centering_matrix(a) @ x
-    direction = np.array([a[1], -a[0]]) / np.hypot(*a)
-    orthogonal = (direction @ x) * direction
-    s = np.linspace(-5, 5, 2)
-    ax.plot(s * direction[0], s * direction[1], color="0.3", label="line aᵀy = 0")
-    ax.plot(*x, "ko", label="x")
-    ax.plot([x[0], oblique[0]], [x[1], oblique[1]], "--", color="C0")
-    ax.plot(*oblique, "o", color="C0", label="P_a x (along 1)")
-    ax.plot([x[0], orthogonal[0]], [x[1], orthogonal[1]], "--", color="C3")
-    ax.plot(*orthogonal, "s", color="C3", label="orthogonal projection")
-    ax.set(aspect="equal", xlim=(-1, 5), ylim=(-2, 3), xlabel="x₁", ylabel="x₂",
-           title=f"a = {tuple(a.tolist())}")
-    ax.legend(loc="upper left", fontsize="small")
+    data = figures.weighted_projection_data(a, x)
+    ax = _new(height=4.6) if ax is None else ax
+    x, oblique, orthogonal, w = data["x"], data["oblique"], data["orthogonal"], data["direction"]
+    s = np.array([-6.0, 6.0])
+    ax.plot(s * w[0], s * w[1], color=GUIDE, linewidth=1.5, label=r"line $a^\top y = 0$")
+    ax.plot([x[0], oblique[0]], [x[1], oblique[1]], "--", color=PALETTE[0], linewidth=1.2)
+    ax.plot([x[0], orthogonal[0]], [x[1], orthogonal[1]], "--", color=PALETTE[1], linewidth=1.2)
+    ax.plot(*x, "o", color="black", label=r"$x$")
+    ax.plot(*oblique, "o", color=PALETTE[0], markersize=8,
+            label=r"$P_a x$ (along $\mathbf{1}$)")
+    ax.plot(*orthogonal, "s", color=PALETTE[1], markersize=8, label="orthogonal projection")
+    ax.set(aspect="equal", xlim=(-1, 5), ylim=(-2, 3), xlabel=r"$x_1$", ylabel=r"$x_2$",
+           title=rf"$a = {_vector(a)}$")
+    _finish(ax)
+    _legend(ax, ncols=2)
     return ax
 
 
+@_styled
 def plot_record_audit(shape: tuple[int, int, int] = (2, 4, 6), record: tuple[int, int] = (1, 2),
                       axes=None):
-    """Which records move when one record changes: the layer vs a wrong-axis implementation."""
-    left, right = _axes(axes, 2, width=8.0)
-    z = np.random.default_rng(0).normal(size=shape)
-    for ax, (name, layer) in zip(
-        (left, right),
-        (("layer_norm (last axis)", layer_norm),
-         ("statistics over T (wrong axis)", wrong_axis_layer_norm)),
-    ):
-        moved = record_audit(layer, z, record)
-        ax.imshow(moved > 0, cmap="Reds", vmin=0, vmax=1)
-        ax.plot(record[1], record[0], "kx", markersize=10)
-        ax.set(title=name, xlabel="position t", ylabel="batch item b",
-               xticks=range(shape[1]), yticks=range(shape[0]))
-    return left, right
+    """Which records move when one record changes: the layer (top) vs a wrong axis (bottom)."""
+    data = figures.record_audit_data(shape, record)
+    B, T = shape[0], shape[1]
+    top, bottom = (_new(2, height=1.0 + 2 * (0.7 * B + 1.3)) if axes is None else axes)
+    cmap = ListedColormap(["#f2f2f2", PALETTE[1]])
+    for ax, key, title in ((top, "layer_norm", "layer_norm (statistics over the last axis)"),
+                           (bottom, "wrong_axis", "statistics over $T$ (the wrong axis)")):
+        ax.imshow(data[key], cmap=cmap, vmin=0, vmax=1)
+        ax.plot(record[1], record[0], "x", color="black", markersize=11, markeredgewidth=2.5)
+        ax.set(title=title, xlabel=r"position $t$", ylabel=r"batch item $b$",
+               xticks=range(T), yticks=range(B))
+        ax.grid(False)
+    _finish(top, bottom)
+    handles = [Patch(color=PALETTE[1]),
+               Patch(color="#f2f2f2", ec="#999999"),
+               Line2D([], [], color="black", marker="x", linestyle="None",
+                                           markersize=9, markeredgewidth=2.5)]
+    _legend((top, bottom), ncols=3, handles=handles,
+            labels=["moved", "unchanged", "changed record"])
+    return top, bottom
 
 
 def _grouped_bars(ax, series: Sequence[tuple[str, np.ndarray]], width: float = 0.8):
-    """Draw each ``(label, values)`` as one bar group member per coordinate; return positions."""
+    """Draw each ``(label, values)`` as one member of a bar group per coordinate."""
     i = np.arange(len(series[0][1]))
     w = width / len(series)
     for k, (label, values) in enumerate(series):
-        ax.bar(i + (k - (len(series) - 1) / 2) * w, values, w, label=label)
-    ax.axhline(0.0, color="0.3", linewidth=0.8)
+        ax.bar(i + (k - (len(series) - 1) / 2) * w, values, w, label=label, color=PALETTE[k])
+    ax.axhline(0.0, color="#333333", linewidth=0.8)
     return i
 
 
+@_styled
 def plot_gain_effect(z: ArrayLike = (1.0, 1.0, -2.0), gamma: ArrayLike = (2.0, 0.0, -1.0),
                      eps: float = 2.0, ax=None):
     """Core ``u_eps(z)`` beside ``gamma ⊙ u_eps(z)``, coordinate by coordinate (bias 0).
@@ -219,8 +410,9 @@ def plot_gain_effect(z: ArrayLike = (1.0, 1.0, -2.0), gamma: ArrayLike = (2.0, 0
     Returns
     -------
     ax : matplotlib Axes
-        ``ax.containers[0]`` holds the core's bars, ``ax.containers[1]`` the scaled core's:
-        a zero gain flattens its bar and a negative gain flips it. See the chapter *Gain*.
+        ``ax.containers[0]`` holds the core's bars, ``ax.containers[1]`` the scaled core's
+        (``lnbook.figures.gain_effect_data``): a zero gain flattens its bar and a negative
+        gain flips it. See the chapter *Gain*.
 
     Examples
     --------
@@ -229,18 +421,20 @@ def plot_gain_effect(z: ArrayLike = (1.0, 1.0, -2.0), gamma: ArrayLike = (2.0, 0
     [1.0, 0.0, 1.0]
     >>> plt.close(ax.figure)
     """
-    ax = _axes(ax)
-    gamma = np.asarray(gamma, dtype=float)
-    u = core(z, eps=eps)
-    # y = gamma ⊙ u (beta = 0)
-    y = layer_norm(z, gamma=gamma, eps=eps)
-    i = _grouped_bars(ax, [("core u", u), ("γ ⊙ u", y)])
-    ax.set(xticks=i, xticklabels=[f"i = {k + 1}\nγ = {g:g}" for k, g in enumerate(gamma)],
-           ylabel="value", title=f"z = {tuple(np.asarray(z, dtype=float).tolist())}, ε = {eps:g}")
-    ax.legend(loc="lower left")
+    data = figures.gain_effect_data(z, gamma, eps)
+    ax = _new() if ax is None else ax
+    i = _grouped_bars(ax, [(r"core $u$", data["u"]), (r"$\gamma \odot u$", data["y"])])
+    ax.set(xticks=i, xticklabels=[rf"$i = {k + 1}$" + "\n" + rf"$\gamma_{k + 1} = {g:g}$"
+                                  for k, g in enumerate(data["gamma"])],
+           ylabel="value",
+           title=rf"$z = {_vector(data['z'])}$, $\varepsilon = {_eps_text(eps)}$")
+    _finish(ax)
+    ax.xaxis.set_major_locator(FixedLocator(i))
+    _legend(ax, ncols=2)
     return ax
 
 
+@_styled
 def plot_bias_shift(records: Sequence[ArrayLike] = ((3.0, 3.0, 3.0), (2.0, 3.0, 4.0)),
                     gamma: ArrayLike = (2.0, 0.5, -1.0), beta: ArrayLike = (1.0, -1.0, 2.0),
                     eps: float = 1e-5, axes=None):
@@ -249,7 +443,7 @@ def plot_bias_shift(records: Sequence[ArrayLike] = ((3.0, 3.0, 3.0), (2.0, 3.0, 
     Parameters
     ----------
     records : sequence of (d,) array_like
-        The records, one panel each.
+        The records, one panel each, stacked vertically.
     gamma, beta : (d,) array_like
         Gain and bias.
     eps : float, optional
@@ -261,7 +455,8 @@ def plot_bias_shift(records: Sequence[ArrayLike] = ((3.0, 3.0, 3.0), (2.0, 3.0, 
     -------
     tuple of matplotlib Axes
         In each, ``ax.containers`` holds the bars of the core, the scaled core and the output,
-        in that order; the dashed line is the output's mean. See the chapter *Bias*.
+        in that order (``lnbook.figures.bias_shift_data``); the dashed line is the
+        output's mean. See the chapter *Bias*.
 
     Examples
     --------
@@ -270,68 +465,79 @@ def plot_bias_shift(records: Sequence[ArrayLike] = ((3.0, 3.0, 3.0), (2.0, 3.0, 
     [1.0, -1.0, 2.0]
     >>> plt.close(axes[0].figure)
     """
-    axes = _axes(axes, len(records), width=4.8 * len(records))
-    axes = np.atleast_1d(axes)
-    for ax, z in zip(axes, records):
-        u = core(z, eps=eps)
-        scaled = layer_norm(z, gamma=gamma, eps=eps)
-        # y = gamma ⊙ u + beta
-        y = layer_norm(z, gamma=gamma, beta=beta, eps=eps)
-        i = _grouped_bars(ax, [("core u", u), ("γ ⊙ u", scaled), ("output y", y)])
-        ax.axhline(y.mean(), linestyle="--", color="0.4", linewidth=1,
-                   label=f"mean of y = {y.mean():.3f}")
-        ax.set(xticks=i, xticklabels=[f"i = {k + 1}" for k in i], ylabel="value",
-               title=f"z = {tuple(np.asarray(z, dtype=float).tolist())}")
-        ax.legend(loc="upper left", fontsize="small")
+    data = figures.bias_shift_data(records, gamma, beta, eps)
+    axes = np.atleast_1d(_new(len(data), sharey=True) if axes is None else axes)
+    for ax, panel in zip(axes, data):
+        i = _grouped_bars(ax, [(r"core $u$", panel["u"]),
+                               (r"$\gamma \odot u$", panel["scaled"]),
+                               (r"output $y = \gamma \odot u + \beta$", panel["y"])])
+        ax.axhline(panel["y_mean"], linestyle="--", color=GUIDE, linewidth=1.2)
+        ax.set(xticks=i, xticklabels=[rf"$i = {k + 1}$" for k in i], ylabel="value",
+               title=rf"$z = {_vector(panel['z'])}$; dashed: mean of $y$, "
+                     rf"${panel['y_mean']:.3f}$")
+        _finish(ax)
+        ax.xaxis.set_major_locator(FixedLocator(i))
+    _legend(axes, ncols=2)
     return tuple(axes)
 
 
+@_styled
 def plot_core_bound(dims: Sequence[int] = (2, 3, 4, 6, 8, 12, 16), n_records: int = 200,
                     seed: int = 3, ax=None):
     """Largest ``|u_i|`` of seeded random records against ``d``, under the bound ``sqrt(d - 1)``.
 
     Grey dots: ``max_i |u_i|`` (``eps = 0``) for ``n_records`` heavy-tailed (Cauchy) records per
     ``d``. Stars: the records ``(d - 1, -1, ..., -1)``, which attain the bound (dashed line).
+    The data are ``lnbook.figures.core_bound_data``.
     """
-    ax = _axes(ax)
-    rng = np.random.default_rng(seed)
-    dims = np.asarray(dims, dtype=int)
-    for k, d in enumerate(dims):
-        largest = np.abs(core(rng.standard_cauchy(size=(n_records, d)), eps=0)).max(axis=-1)
-        ax.plot(np.full(n_records, d), largest, ".", color="0.5", alpha=0.4,
+    data = figures.core_bound_data(dims, n_records, seed)
+    ax = _new() if ax is None else ax
+    for k, (d, largest) in enumerate(zip(data["dims"], data["largest"])):
+        ax.plot(np.full(largest.size, d), largest, ".", color="#888888", alpha=0.4,
                 label="random records" if k == 0 else None)
-    extreme = [float(np.abs(core(np.r_[d - 1.0, -np.ones(d - 1)], eps=0)).max()) for d in dims]
-    ax.plot(dims, extreme, "*", color="C3", markersize=10, label="(d−1, −1, …, −1)")
-    grid = np.linspace(dims.min(), dims.max(), 200)
-    ax.plot(grid, np.sqrt(grid - 1), "--", color="0.2", label="bound √(d−1)")
-    ax.set(xlabel="number of features d", ylabel="max_i |u_i|",
-           title="largest entry of the core (ε = 0)")
-    ax.legend(loc="upper left", fontsize="small")
+    ax.plot(data["dims"], data["extreme"], "*", color=PALETTE[1], markersize=12,
+            label=r"$(d-1, -1, \ldots, -1)$")
+    ax.plot(data["grid"], data["bound"], "--", color="#222222", linewidth=1.5,
+            label=r"bound $\sqrt{d-1}$")
+    ax.set(xlabel=r"number of features $d$", ylabel=r"largest $|u_i|$",
+           title=r"largest entry of the core ($\varepsilon = 0$)")
+    _finish(ax)
+    _legend(ax, ncols=2)
     return ax
 
 
+@_styled
 def plot_offset_error(offsets: ArrayLike, errors: dict[str, ArrayLike], ax=None):
     """Error of computed cores, in ulps, against the offset ``|mu|/sigma`` of the records.
 
     ``errors`` maps a label to one error per offset, as returned by
     :func:`lnbook.offset_errors` (computed first, drawn here). The y axis is linear
     below 1 ulp and logarithmic above; the dashed line is ``|mu|/sigma`` itself, the growth
-    of an uncorrected mean's error, and the dotted line marks 4 ulp.
+    of an uncorrected mean's error, and the dotted line marks 4 ulp. Labels in ``errors``
+    may use mathtext. Both axes label every third decade at most.
     """
-    ax = _axes(ax)
-    offsets = np.asarray(offsets, dtype=float)
-    for label, err in errors.items():
-        ax.plot(offsets, np.asarray(err, dtype=float), "o-", markersize=4, label=label)
-    ax.plot(offsets, offsets, "--", color="0.4", linewidth=1, label="|μ|/σ")
-    ax.axhline(4.0, linestyle=":", color="0.4", linewidth=1, label="4 ulp")
-    ax.set(xscale="log", xlabel="offset |μ|/σ", ylabel="worst error (ulp of max |u_i|)",
+    data = figures.offset_error_data(offsets, errors, max_ticks=MAX_TICKS)
+    ax = _new(height=4.2) if ax is None else ax
+    x = data["offsets"]
+    markers = "osD^v<>"
+    for k, (label, err) in enumerate(data["errors"].items()):
+        ax.plot(x, err, marker=markers[k % len(markers)], markersize=5, label=label)
+    ax.plot(x, data["guide"], "--", color=GUIDE, linewidth=1.2, label=r"$|\mu|/\sigma$")
+    ax.axhline(data["limit"], linestyle=":", color=GUIDE, linewidth=1.5, label="4 ulp")
+    ax.set(xscale="log", xlabel=r"offset $|\mu|/\sigma$",
+           ylabel=r"worst error, ulps of largest $|u_i|$",
            title="float64 core against the correctly rounded core")
     ax.set_yscale("symlog", linthresh=1.0)
     ax.set_ylim(0, None)
-    ax.legend(loc="upper left", fontsize="small")
+    _finish(ax)
+    ax.xaxis.set_major_locator(FixedLocator(data["xticks"]))
+    ax.yaxis.set_major_locator(FixedLocator(data["yticks"]))
+    ax.yaxis.set_minor_locator(FixedLocator([]))
+    _legend(ax, ncols=2)
     return ax
 
 
+@_styled
 def plot_eps_placement(z: ArrayLike = (1.0, 2.0, 3.0, 4.0),
                        keys: Sequence[str] = ("keras", "pytorch", "flax", "bert", "annotated"),
                        ax=None):
@@ -339,24 +545,56 @@ def plot_eps_placement(z: ArrayLike = (1.0, 2.0, 3.0, 4.0),
 
     The exact standardization has RMS 1 (dashed); eps inside the root shrinks the output once
     the variance nears eps, eps outside once the standard deviation nears eps, and the
-    unbiased divisor lowers the plateau to ``sqrt((d-1)/d)`` (dotted).
+    unbiased divisor lowers the plateau to ``sqrt((d-1)/d)`` (dotted). The data are
+    ``lnbook.figures.eps_placement_data``.
     """
-    ax = _axes(ax, width=9.6)
-    z = np.asarray(z, dtype=float)
-    d = z.size
-    sigma = np.logspace(-9, 1, 201)
-    # a z has population standard deviation a sqrt(q)
-    records = (sigma / np.sqrt(z.var()))[:, None] * z
-    for key in keys:
-        c = CONVENTIONS[key]
-        rms = np.sqrt((convention_layer_norm(records, key) ** 2).mean(axis=-1))
-        where = "inside" if c.eps_inside else "outside"
-        divisor = f"d−{c.ddof}" if c.ddof else "d"
-        ax.plot(sigma, rms, label=f"{c.label}: ε = {c.eps:g} {where}, divisor {divisor}")
-    ax.axhline(1.0, linestyle="--", color="0.4", linewidth=1)
-    ax.axhline(np.sqrt((d - 1) / d), linestyle=":", color="0.4", linewidth=1)
-    ax.set(xscale="log", xlabel="standard deviation of the record a z",
+    data = figures.eps_placement_data(z, keys)
+    ax = _new(height=4.6) if ax is None else ax
+    for c, rms in zip(data["conventions"], data["rms"]):
+        root = r"inside $\sqrt{\cdot}$" if c.eps_inside else r"outside $\sqrt{\cdot}$"
+        divisor = rf"$d-{c.ddof}$" if c.ddof else r"$d$"
+        ax.plot(data["sigma"], rms,
+                label=rf"{c.label}: $\varepsilon = {_eps_text(c.eps)}$ {root}, divisor {divisor}")
+    one, lower = data["plateaus"]
+    ax.axhline(one, linestyle="--", color=GUIDE, linewidth=1)
+    ax.axhline(lower, linestyle=":", color=GUIDE, linewidth=1.2)
+    ax.set(xscale="log", xlabel=r"standard deviation $\sigma$ of the record $\alpha z$",
            ylabel="RMS of the output", ylim=(0, 1.1),
-           title=f"z = {tuple(z.tolist())} scaled down")
-    ax.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), fontsize="small")
+           title=rf"$z = {_vector(z)}$, scaled by $\alpha$")
+    _finish(ax)
+    _legend(ax)
+    return ax
+
+
+@_styled
+def plot_benchmark_ratios(results: dict, ax=None):
+    """Each race's per-round ratios (dots), their median (bar) and its target (triangle).
+
+    ``results`` is the dict of ``benchmarks/results.json``; the data are
+    ``lnbook.figures.benchmark_ratio_data``. One row per race, named above its dots, on
+    a log axis of ratios.
+    """
+    data = figures.benchmark_ratio_data(results)
+    n = len(data["names"])
+    ax = _new(height=1.3 + 0.75 * n) if ax is None else ax
+    rows = np.arange(n)[::-1].astype(float)
+    for row, rounds in zip(rows, data["rounds"]):
+        ax.plot(rounds, np.full(rounds.size, row), "o", color=PALETTE[0], alpha=0.55,
+                markersize=6, label="one round" if row == rows[0] else None)
+    ax.plot(data["median"], rows, "|", color="black", markersize=16, markeredgewidth=2.5,
+            label="median", linestyle="None")
+    ax.plot(data["target"], rows, "v", color=PALETTE[1], markersize=9, label="target",
+            linestyle="None")
+    names = ax.get_yaxis_transform()  # x in axes coordinates, y in data
+    for row, name, ok in zip(rows, data["names"], data["met"]):
+        ax.text(0.01, row + 0.38, f"{name}: {'met' if ok else 'not met'}", transform=names,
+                fontsize=STYLE["legend.fontsize"], va="center")
+    lo = min(data["target"].min(), min(r.min() for r in data["rounds"]))
+    hi = max(data["target"].max(), max(r.max() for r in data["rounds"]))
+    ax.set(xscale="log", xlim=(lo / 2, hi * 2), ylim=(-0.5, n - 0.2), xlabel="ratio",
+           yticks=[])
+    ax.grid(False, axis="y")
+    ax.spines["left"].set_visible(False)
+    _finish(ax)
+    _legend(ax, ncols=3)
     return ax

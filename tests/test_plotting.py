@@ -1,9 +1,18 @@
-"""Figures are guarded by their data: nbval never compares PNGs, so these tests read back
-what each plot function drew and compare it with an independent computation."""
+"""Each plot_* draws exactly the arrays of its data function, in the book's style, for reading.
+
+The numbers themselves are checked in tests/test_plotting_data.py against independent
+computations; here we check only that what is drawn is that data (array equality), that the
+function returns its Axes, and the reading rules: the style's palette, sizes and background,
+mathtext labels, legends outside the data, few tick labels, panels stacked vertically, and a
+PNG at twice the display resolution.
+"""
 
 from __future__ import annotations
 
-import math
+import base64
+import re
+import subprocess
+import sys
 
 import matplotlib
 
@@ -12,9 +21,11 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+from matplotlib.axes import Axes  # noqa: E402
+from matplotlib.colors import to_hex  # noqa: E402
 
 import lnbook  # noqa: E402
-from lnbook import plotting  # noqa: E402
+from lnbook import figures, plotting  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -23,107 +34,306 @@ def close_figures():
     plt.close("all")
 
 
-def curves(ax):
-    """The solid curves of an axes, as (x, y) arrays."""
-    return [(np.asarray(l.get_xdata(), float), np.asarray(l.get_ydata(), float))
-            for l in ax.lines if l.get_linestyle() == "-" and len(l.get_xdata()) > 2]
+OFFSETS = 10.0 ** np.arange(0, 13, 2)
+ERRORS = {r"lnbook.core, $\sigma = 1$": np.ones(OFFSETS.size),
+          r"naive two-pass, $\sigma = 1$": OFFSETS * 0.7}
+
+def race(name, rounds, comparison="<=", bound=1.0):
+    return {"name": name, "result": {"per round": rounds, "median": float(np.median(rounds))},
+            "target": {"comparison": comparison, "bound": bound}}
+
+
+RESULTS = {"results": {"a": [race("a, 1 thread", [0.8, 0.9, 1.3]),
+                             race("a, 2 threads", [1.1, 1.2, 1.4])],
+                       "b": race("b", [300.0, 450.0, 500.0], ">=", 100.0),
+                       "accuracy": {"name": "accuracy", "worst": {"lnbook": 1.0}}}}
+
+# Every figure as a chapter calls it (see book/*.ipynb), returning its list of Axes.
+FIGURES = {
+    "response": lambda: list(plotting.plot_response()),
+    "normalized_variance": lambda: [plotting.plot_normalized_variance()],
+    "jacobian_eigenvalues": lambda: [plotting.plot_jacobian_eigenvalues(eps=0.1, d=4)],
+    "operator_norm": lambda: [plotting.plot_operator_norm(eps=0.1, dims=(2, 3))],
+    "amplification": lambda: [plotting.plot_amplification(z=(7.0, 7.0), h=(1e-3, -1e-3))],
+    "shift_geometry": lambda: [plotting.plot_shift_geometry()],
+    "weighted_projection": lambda: [plotting.plot_weighted_projection(a=(0.25, 0.75),
+                                                                      x=(4.0, 2.0))],
+    "record_audit": lambda: list(plotting.plot_record_audit(shape=(2, 4, 6), record=(1, 2))),
+    "gain_effect": lambda: [plotting.plot_gain_effect((1.0, 1.0, -2.0), (2.0, 0.0, -1.0),
+                                                      eps=2.0)],
+    "bias_shift": lambda: list(plotting.plot_bias_shift(((3.0, 3.0, 3.0), (2.0, 3.0, 4.0)),
+                                                        gamma=(2.0, 0.5, -1.0),
+                                                        beta=(1.0, -1.0, 2.0))),
+    "core_bound": lambda: [plotting.plot_core_bound()],
+    "offset_error": lambda: [plotting.plot_offset_error(OFFSETS, ERRORS)],
+    "eps_placement": lambda: [plotting.plot_eps_placement()],
+    "benchmark_ratios": lambda: [plotting.plot_benchmark_ratios(RESULTS)],
+}
+
+
+def xy(line):
+    return np.asarray(line.get_xdata(), float), np.asarray(line.get_ydata(), float)
+
+
+def labelled(ax):
+    return {line.get_label(): line for line in ax.lines if not line.get_label().startswith("_")}
+
+
+def inside(x, lo, hi):
+    """lo <= x <= hi, up to rounding at either end (relative, for log axes)."""
+    return (lo <= x or np.isclose(x, lo, rtol=1e-9, atol=0)) and (
+        x <= hi or np.isclose(x, hi, rtol=1e-9, atol=0))
 
 
 def test_import_lnbook_does_not_need_matplotlib():
-    """Only lnbook.plotting imports matplotlib."""
-    import subprocess
-    import sys
-
     code = "import sys, lnbook; assert 'matplotlib' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
-def test_response_figure_data():
-    """Left: third coordinate of core(-t, 0, t) and dashed ±sqrt(3/2); right: its slope and
-    the peaks eps^{-1/2}."""
-    left, right = plotting.plot_response(eps_values=(0.01, 1.0))
-    for (t, h), eps in zip(curves(left), (0.01, 1.0)):
-        family = np.stack([-t, np.zeros_like(t), t], axis=-1)
-        assert np.allclose(h, lnbook.core(family, eps=eps)[:, 2], rtol=1e-12)
-    dashed = sorted(l.get_ydata()[0] for l in left.lines if l.get_linestyle() == "--")
-    assert np.allclose(dashed, [-math.sqrt(1.5), math.sqrt(1.5)])
-    for (t, slope), eps in zip(curves(right), (0.01, 1.0)):
-        fd = np.gradient(lnbook.core(np.stack([-t, 0 * t, t], -1), eps=eps)[:, 2], t)
-        assert np.allclose(slope[5:-5], fd[5:-5], rtol=0.02, atol=0.02 * eps**-0.5)
-    peaks = [l.get_ydata()[0] for l in right.lines if l.get_marker() == "o"]
-    assert np.allclose(peaks, [10.0, 1.0])
+# --- drawn data == data function ----------------------------------------------------------
 
 
-def test_normalized_variance_figure_data():
-    """Each curve is the mean square of the core at variance q; dots at (eps, 1/2)."""
+def test_response_draws_its_data():
+    top, bottom = plotting.plot_response(eps_values=(0.01, 1.0))
+    data = figures.response_data((0.01, 1.0))
+    curves = [line for line in top.lines if line.get_linestyle() == "-"]
+    for k, line in enumerate(curves):
+        assert np.array_equal(line.get_ydata(), data["h"][k])
+    slopes = [line for line in bottom.lines if line.get_linestyle() == "-"]
+    for k, line in enumerate(slopes):
+        assert np.array_equal(line.get_ydata(), data["slope"][k])
+    peaks = [line.get_ydata()[0] for line in bottom.lines if line.get_marker() == "o"]
+    assert peaks == data["peak"].tolist()
+    dashed = sorted(line.get_ydata()[0] for line in top.lines if line.get_linestyle() == "--")
+    assert dashed == [-data["limit"], data["limit"]]
+
+
+def test_normalized_variance_draws_its_data():
     ax = plotting.plot_normalized_variance(eps_values=(0.1,))
-    (q, y), = curves(ax)
-    records = np.sqrt(q)[:, None] * np.array([-1.0, 1.0])  # variance q
-    assert np.allclose(y, (lnbook.core(records, eps=0.1) ** 2).mean(axis=-1), rtol=1e-12)
-    (dot,) = [l for l in ax.lines if l.get_marker() == "o"]
-    assert (dot.get_xdata()[0], dot.get_ydata()[0]) == (0.1, 0.5)
+    data = figures.normalized_variance_data((0.1,))
+    (curve,) = labelled(ax).values()
+    assert np.array_equal(curve.get_xdata(), data["q"])
+    assert np.array_equal(curve.get_ydata(), data["mean_square"][0])
+    (dot,) = [line for line in ax.lines if line.get_marker() == "o"]
+    assert xy(dot) == ([0.1], [0.5])
 
 
-def test_jacobian_eigenvalue_figure_data():
-    """Curves are (q+eps)^{-1/2}, eps/(q+eps)^{3/2} and 0; dots are eigvalsh of J."""
-    eps = 0.1
-    ax = plotting.plot_jacobian_eigenvalues(eps=eps, d=4)
-    (q, tang), (_, rad), (_, zero) = curves(ax)
-    assert np.allclose(tang, (q + eps) ** -0.5) and np.allclose(rad, eps / (q + eps) ** 1.5)
-    assert not zero.any()
-    (dots,) = [l for l in ax.lines if l.get_marker() == "."]
-    xs, ys = np.asarray(dots.get_xdata()), np.asarray(dots.get_ydata())
-    closed = np.array([[0.0, eps / (x + eps) ** 1.5, (x + eps) ** -0.5] for x in xs])
-    assert all(np.isclose(closed[i], ys[i], rtol=1e-8, atol=1e-12).any() for i in range(len(xs)))
+def test_jacobian_eigenvalues_draw_their_data():
+    ax = plotting.plot_jacobian_eigenvalues(eps=0.1, d=4)
+    data = figures.jacobian_eigenvalue_data(0.1, 4)
+    tan, rad, zero, dots, bound = ax.lines
+    assert np.array_equal(tan.get_ydata(), data["tangential"])
+    assert np.array_equal(rad.get_ydata(), data["radial"])
+    assert np.array_equal(zero.get_ydata(), data["zero"])
+    assert np.array_equal(dots.get_ydata(), data["numeric"].ravel())
+    assert bound.get_ydata()[0] == data["bound"]
 
 
-def test_operator_norm_figure_data():
-    """d = 2 follows the radial eigenvalue, d = 3 the tangential one; all below the bound."""
-    eps = 0.1
-    ax = plotting.plot_operator_norm(eps=eps, dims=(2, 3))
-    (q, two), (_, three) = curves(ax)
-    assert np.allclose(two, eps / (q + eps) ** 1.5) and np.allclose(three, (q + eps) ** -0.5)
-    bound = [l for l in ax.lines if l.get_linestyle() == "--"][0].get_ydata()[0]
-    assert bound == eps**-0.5 and two.max() <= bound and three.max() <= bound
+def test_operator_norm_draws_its_data():
+    ax = plotting.plot_operator_norm(eps=0.1, dims=(2, 3))
+    data = figures.operator_norm_data(0.1, (2, 3))
+    two, three, bound = ax.lines
+    assert np.array_equal(two.get_ydata(), data["norm"][0])
+    assert np.array_equal(three.get_ydata(), data["norm"][1])
+    assert bound.get_ydata()[0] == data["bound"]
 
 
-def test_amplification_figure_data():
-    """The finite ratio for z = (7,7), h = (1e-3,-1e-3) is (1e-6 + eps)^{-1/2}."""
+def test_amplification_draws_its_data():
     ax = plotting.plot_amplification()
-    (eps, ratio), = curves(ax)
-    assert np.allclose(ratio, (1e-6 + eps) ** -0.5, rtol=1e-6)
-    (eps_b, bound), = [(l.get_xdata(), l.get_ydata()) for l in ax.lines if l.get_linestyle() == "--"]
-    assert np.allclose(bound, np.asarray(eps_b) ** -0.5) and (ratio <= bound).all()
+    data = figures.amplification_data()
+    ratio, bound = ax.lines
+    assert np.array_equal(ratio.get_xdata(), data["eps"])
+    assert np.array_equal(ratio.get_ydata(), data["ratio"])
+    assert np.array_equal(bound.get_ydata(), data["bound"])
 
 
-def test_shift_geometry_figure_data():
-    """Every shifted record z + c1 is joined to the same point P z, which sums to 0."""
-    z = np.array([2.0, 0.5])
-    ax = plotting.plot_shift_geometry(z=z, shifts=(-1.0, 0.0, 3.0))
-    (target,) = [l for l in ax.lines if l.get_marker() == "o" and l.get_markersize() == 8]
-    Pz = np.array([target.get_xdata()[0], target.get_ydata()[0]])
-    assert np.allclose(Pz, lnbook.centering_matrix(2) @ z) and Pz.sum() == 0
-    segments = [l for l in ax.lines if l.get_linestyle() == "--"]
+def test_shift_geometry_draws_its_data():
+    ax = plotting.plot_shift_geometry(z=(2.0, 0.5), shifts=(-1.0, 0.0, 3.0))
+    data = figures.shift_geometry_data((2.0, 0.5), (-1.0, 0.0, 3.0))
+    segments = [line for line in ax.lines if line.get_linestyle() == "--"]
     assert len(segments) == 3
-    for seg, c in zip(segments, (-1.0, 0.0, 3.0)):
-        assert np.allclose(seg.get_xydata(), [z + c, Pz])
+    for seg, p in zip(segments, data["shifted"]):
+        assert np.array_equal(seg.get_xydata(), [p, data["Pz"]])
+    (target,) = [line for line in ax.lines if line.get_markersize() == 9]
+    assert np.array_equal(target.get_xydata()[0], data["Pz"])
 
 
-def test_weighted_projection_figure_data():
-    """x = (4,2), a = (1/4,3/4): oblique projection (1.5,-0.5), orthogonal (3,-1)."""
+def test_weighted_projection_draws_its_data():
     ax = plotting.plot_weighted_projection()
-    points = {l.get_label(): (l.get_xdata()[0], l.get_ydata()[0]) for l in ax.lines
-              if l.get_marker() in ("o", "s")}
-    assert points["x"] == (4.0, 2.0)
-    assert np.allclose(points["P_a x (along 1)"], (1.5, -0.5))
-    assert np.allclose(points["orthogonal projection"], (3.0, -1.0))
+    data = figures.weighted_projection_data()
+    points = {line.get_label(): line.get_xydata()[0] for line in ax.lines
+              if line.get_marker() in ("o", "s")}
+    assert np.array_equal(points["$x$"], data["x"])
+    assert np.array_equal(points[r"$P_a x$ (along $\mathbf{1}$)"], data["oblique"])
+    assert np.array_equal(points["orthogonal projection"], data["orthogonal"])
 
 
-def test_record_audit_figure_data():
-    """Left (layer_norm): only the changed record moves; right (wrong axis): a whole column."""
-    left, right = plotting.plot_record_audit(shape=(2, 4, 6), record=(1, 2))
-    good, bad = left.images[0].get_array(), right.images[0].get_array()
-    expected = np.zeros((2, 4), bool)
-    expected[1, 2] = True
-    assert np.array_equal(np.asarray(good), expected)
-    assert np.asarray(bad)[1].all() and not np.asarray(bad)[0].any()
+def test_record_audit_draws_its_data():
+    top, bottom = plotting.plot_record_audit(shape=(2, 4, 6), record=(1, 2))
+    data = figures.record_audit_data((2, 4, 6), (1, 2))
+    assert np.array_equal(np.asarray(top.images[0].get_array()), data["layer_norm"])
+    assert np.array_equal(np.asarray(bottom.images[0].get_array()), data["wrong_axis"])
+
+
+def test_gain_effect_draws_its_data():
+    ax = plotting.plot_gain_effect()
+    data = figures.gain_effect_data()
+    u_bars, y_bars = ax.containers
+    assert [b.get_height() for b in u_bars] == data["u"].tolist()
+    assert [b.get_height() for b in y_bars] == data["y"].tolist()
+
+
+def test_bias_shift_draws_its_data():
+    axes = plotting.plot_bias_shift()
+    data = figures.bias_shift_data()
+    assert len(axes) == len(data) == 2
+    for ax, panel in zip(axes, data):
+        for bars, key in zip(ax.containers, ("u", "scaled", "y")):
+            assert [b.get_height() for b in bars] == panel[key].tolist()
+        (mean,) = [line for line in ax.lines if line.get_linestyle() == "--"]
+        assert mean.get_ydata()[0] == panel["y_mean"]
+
+
+def test_core_bound_draws_its_data():
+    ax = plotting.plot_core_bound(dims=(2, 4, 8), n_records=20)
+    data = figures.core_bound_data((2, 4, 8), 20)
+    dots = [line for line in ax.lines if line.get_marker() == "."]
+    for line, largest in zip(dots, data["largest"]):
+        assert np.array_equal(line.get_ydata(), largest)
+    (stars,) = [line for line in ax.lines if line.get_marker() == "*"]
+    assert np.array_equal(stars.get_ydata(), data["extreme"])
+    (bound,) = [line for line in ax.lines if line.get_linestyle() == "--"]
+    assert np.array_equal(bound.get_ydata(), data["bound"])
+
+
+def test_offset_error_draws_its_data():
+    ax = plotting.plot_offset_error(OFFSETS, ERRORS)
+    data = figures.offset_error_data(OFFSETS, ERRORS)
+    lines = labelled(ax)
+    for label, err in data["errors"].items():
+        assert np.array_equal(lines[label].get_ydata(), err)
+    assert np.array_equal(lines[r"$|\mu|/\sigma$"].get_ydata(), data["guide"])
+    assert ax.get_xscale() == "log" and ax.get_yscale() == "symlog"
+    assert ax.get_xticks().tolist() == data["xticks"].tolist()
+
+
+def test_eps_placement_draws_its_data():
+    keys = ("keras", "bert")
+    ax = plotting.plot_eps_placement(keys=keys)
+    data = figures.eps_placement_data(keys=keys)
+    curves = [line for line in ax.lines if line.get_linestyle() == "-"]
+    assert len(curves) == 2
+    for line, rms, key in zip(curves, data["rms"], keys):
+        assert np.array_equal(line.get_ydata(), rms)
+    legend = plotting_legend_texts(ax)
+    assert all(lnbook.CONVENTIONS[k].label in t for k, t in zip(keys, legend))
+
+
+def test_benchmark_ratios_draw_their_data():
+    ax = plotting.plot_benchmark_ratios(RESULTS)
+    data = figures.benchmark_ratio_data(RESULTS)
+    dots = [line for line in ax.lines if line.get_marker() == "o"]
+    for line, rounds in zip(dots, data["rounds"]):
+        assert np.array_equal(line.get_xdata(), rounds)
+    (median,) = [line for line in ax.lines if line.get_marker() == "|"]
+    assert np.array_equal(median.get_xdata(), data["median"])
+    names = [t.get_text() for t in ax.texts]
+    assert names == ["a, 1 thread: met", "a, 2 threads: not met", "b: met"]
+
+
+def plotting_legend_texts(ax):
+    legends = ax.figure.legends or [ax.get_legend()]
+    return [t.get_text() for lg in legends for t in lg.get_texts()]
+
+
+def test_draws_on_given_axes():
+    """With ax (or axes) given, the function draws there and returns them; legend beside."""
+    fig, ax = plt.subplots()
+    assert plotting.plot_core_bound(dims=(2, 4), n_records=5, ax=ax) is ax
+    assert ax.get_legend() is not None
+    fig, (a, b) = plt.subplots(2)
+    assert plotting.plot_response(axes=(a, b)) == (a, b)
+
+
+# --- the reading rules --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(FIGURES))
+def test_figure_reading_rules(name):
+    axes = FIGURES[name]()
+    assert all(isinstance(ax, Axes) for ax in axes)
+    fig = axes[0].figure
+    assert isinstance(fig, plotting.BookFigure)
+    # the layout is settled: two renders give the same image size
+    sizes = []
+    for _ in range(2):
+        png = base64.b64decode(fig._repr_mimebundle_()[0]["image/png"])
+        sizes.append(png[16:24])
+    assert sizes[0] == sizes[1], name
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    # background: opaque white, a light card on a dark page
+    assert to_hex(fig.get_facecolor()) == "#ffffff"
+    # panels stacked vertically, at the style's width
+    assert fig.get_figwidth() == plotting.WIDTH
+    centers = [ax.get_position().x0 for ax in axes]
+    assert np.allclose(centers, centers[0], atol=0.02)
+    # legends outside every axes
+    legends = fig.legends or [ax.get_legend() for ax in axes if ax.get_legend()]
+    assert legends
+    for legend in legends:
+        box = legend.get_window_extent(renderer)
+        for ax in axes:
+            assert not box.overlaps(ax.get_window_extent(renderer)), name
+    for ax in axes:
+        # few labelled ticks on every axis, in the style's size
+        for axis in (ax.xaxis, ax.yaxis):
+            lo, hi = sorted(axis.get_view_interval())
+            shown = [t for t in axis.get_major_ticks()
+                     if t.label1.get_visible() and t.label1.get_text()
+                     and inside(t.get_loc(), lo, hi)]
+            assert len(shown) <= plotting.MAX_TICKS, (name, [t.label1.get_text() for t in shown])
+            assert all(t.label1.get_fontsize() >= 11 for t in shown)
+        # labels: typeset math, no ASCII pseudo-math
+        for text in (ax.get_xlabel(), ax.get_ylabel(), ax.get_title(loc="left"),
+                     ax.get_title()):
+            outside_math = "".join(text.split("$")[0::2])
+            for pseudo in ("^", "ε", "σ", "μ", "Σ", "√", "‖", "γ", "⊙", "₂", "²"):
+                assert pseudo not in outside_math, (name, text)
+            # a one-letter symbol with a subscript (u_i, h_ε) outside math; not layer_norm
+            assert not re.search(r"(?<![A-Za-z])[A-Za-z]_\w", outside_math), (name, text)
+        assert ax.yaxis.label.get_fontsize() >= 12 or not ax.get_ylabel()
+    # colours of data lines from the palette (guides are grey, markers may be black)
+    palette = {c.lower() for c in plotting.PALETTE} | {"#555555", "#888888", "#222222",
+                                                        "#000000", "#333333"}
+    for ax in axes:
+        for line in ax.lines:
+            assert to_hex(line.get_color()) in palette, (name, line.get_label())
+
+
+def test_png_is_twice_the_display_size():
+    ax = plotting.plot_operator_norm()
+    bundle, metadata = ax.figure._repr_mimebundle_()
+    png = base64.b64decode(bundle["image/png"])
+    width = int.from_bytes(png[16:20], "big")
+    assert abs(2 * metadata["image/png"]["width"] - width) <= 1
+    assert 400 <= metadata["image/png"]["width"] <= 600
+    # IPython's inline backend renders a figure at its own dpi: twice the display's too
+    assert ax.figure.dpi == 2 * plotting.DISPLAY_DPI
+
+
+def test_style_is_one_dict_and_leaves_global_state_alone():
+    before = dict(plt.rcParams)
+    plotting.plot_normalized_variance()
+    assert dict(plt.rcParams) == before
+    assert plotting.STYLE["axes.prop_cycle"].by_key()["color"] == list(plotting.PALETTE)
+    assert "#F0E442" not in plotting.PALETTE  # Okabe-Ito yellow, too pale on white
+
+
+def test_axes_helper_for_older_plot_functions():
+    """_axes, which plot functions written before the style call, stacks new panels."""
+    top, bottom = plotting._axes(None, 2, width=9.6)
+    assert isinstance(top.figure, plotting.BookFigure) and top.figure is bottom.figure
+    assert top.get_position().y0 > bottom.get_position().y1
+    _, ax = plt.subplots()
+    assert plotting._axes(ax) is ax

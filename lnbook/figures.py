@@ -1,0 +1,284 @@
+"""The numbers behind the book's figures: one pure function per figure, numpy only.
+
+Each ``*_data`` function computes exactly the arrays that the matching ``plot_*`` function of
+:mod:`lnbook.plotting` draws, and returns them in a dict; the plot function only draws.
+Tests check these arrays against independent computations (closed forms, finite
+differences, a tiny example by hand) without reading anything back from matplotlib.
+
+Examples
+--------
+>>> data = response_data(eps_values=(1.0,), t=[0.0, 3.0])
+>>> data["peak"].tolist()  # h'_eps(0) = eps**-0.5
+[1.0]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from . import (
+    CONVENTIONS,
+    amplification,
+    convention_layer_norm,
+    core,
+    jacobian,
+    jacobian_eigenvalues,
+    layer_norm,
+    lipschitz_bound,
+    normalized_variance,
+    operator_norm,
+    record_audit,
+    response,
+    response_slope,
+    weighted_centering_matrix,
+    wrong_axis_layer_norm,
+)
+
+__all__ = [
+    "EPS_VALUES",
+    "records_with_variance",
+    "decade_ticks",
+    "response_data",
+    "normalized_variance_data",
+    "jacobian_eigenvalue_data",
+    "operator_norm_data",
+    "amplification_data",
+    "shift_geometry_data",
+    "weighted_projection_data",
+    "record_audit_data",
+    "gain_effect_data",
+    "bias_shift_data",
+    "core_bound_data",
+    "offset_error_data",
+    "eps_placement_data",
+    "benchmark_ratio_data",
+]
+
+EPS_VALUES = (0.01, 0.1, 1.0)
+
+
+def records_with_variance(q: ArrayLike, d: int) -> np.ndarray:
+    """Records ``c (-1, 1, 0, ..., 0)`` of ``d`` features whose population variance is ``q``.
+
+    Examples
+    --------
+    >>> records_with_variance([2.0], 4).tolist()  # variance (4 + 4) / 4 = 2
+    [[-2.0, 2.0, 0.0, 0.0]]
+    """
+    q = np.asarray(q, dtype=float)
+    base = np.zeros(d)
+    base[:2] = (-1.0, 1.0)
+    # the variance of c (-1, 1, 0, ..., 0) is 2 c^2 / d, so c = sqrt(q d / 2)
+    return np.sqrt(q * d / 2)[:, None] * base
+
+
+def decade_ticks(lo: float, hi: float, max_ticks: int = 6, zero: bool = False) -> np.ndarray:
+    """Powers of ten from ``lo`` to ``hi``, every k-th decade so that at most ``max_ticks``.
+
+    Examples
+    --------
+    >>> decade_ticks(1.0, 1e12).tolist()
+    [1.0, 1000.0, 1000000.0, 1000000000.0, 1000000000000.0]
+    >>> decade_ticks(1.0, 1e12, zero=True).tolist()[:2]
+    [0.0, 1.0]
+    """
+    k0, k1 = int(np.floor(np.log10(lo))), int(np.ceil(np.log10(hi)))
+    slots = max_ticks - 1 if zero else max_ticks
+    step = 1
+    while (k1 - k0) // step + 1 > slots:
+        step += 1
+    ticks = 10.0 ** np.arange(k0, k1 + 1, step)
+    return np.r_[0.0, ticks] if zero else ticks
+
+
+def response_data(eps_values: Sequence[float] = EPS_VALUES, t: ArrayLike | None = None) -> dict:
+    """Response ``h_eps(t)`` of ``u_3`` to ``(-t, 0, t)``, its slope, the peaks and the limit.
+
+    Returns ``t`` (n,), ``h`` and ``slope`` (k, n) for the k values of ``eps``, ``peak``
+    (k,) = ``h'_eps(0) = eps**-0.5`` and ``limit`` = ``sqrt(3/2)``, the response's asymptote.
+    """
+    t = np.linspace(-3, 3, 601) if t is None else np.asarray(t, dtype=float)
+    return {
+        "t": t,
+        "eps": np.asarray(eps_values, dtype=float),
+        "h": np.array([response(t, eps=eps) for eps in eps_values]),
+        "slope": np.array([response_slope(t, eps=eps) for eps in eps_values]),
+        "peak": np.array([lipschitz_bound(eps=eps) for eps in eps_values]),
+        # h_eps(t) = t / sqrt(2 t^2 / 3 + eps) -> sqrt(3/2) as t -> infinity
+        "limit": float(np.sqrt(1.5)),
+    }
+
+
+def normalized_variance_data(eps_values: Sequence[float] = EPS_VALUES, d: int = 3) -> dict:
+    """Mean square ``(1/d) sum u_i^2 = q / (q + eps)`` of the core against the variance ``q``.
+
+    Returns ``q`` (n,), ``mean_square`` (k, n) and the half-way points ``(eps, 1/2)``.
+    """
+    q = np.logspace(-4, 2, 241)
+    records = records_with_variance(q, d)
+    return {
+        "q": q,
+        "eps": np.asarray(eps_values, dtype=float),
+        "mean_square": np.array([normalized_variance(records, eps=eps) for eps in eps_values]),
+        "half": np.full(len(eps_values), 0.5),
+    }
+
+
+def jacobian_eigenvalue_data(eps: float = 0.1, d: int = 4) -> dict:
+    """Eigenvalues of the core's Jacobian against ``q``: closed forms, and ``eigvalsh`` samples.
+
+    Returns ``q`` (n,), ``tangential`` and ``radial`` (n,) from the closed forms, and
+    ``sample_q`` (m,) with ``numeric`` (m, d), the eigenvalues of the Jacobian matrices.
+    """
+    q = np.logspace(-3, 2, 201)
+    radial, tangential = jacobian_eigenvalues(records_with_variance(q, d), eps=eps)
+    sample = np.logspace(-3, 2, 11)
+    numeric = np.linalg.eigvalsh(jacobian(records_with_variance(sample, d), eps=eps))
+    return {"q": q, "tangential": tangential, "radial": radial, "zero": np.zeros_like(q),
+            "sample_q": sample, "numeric": numeric, "bound": lipschitz_bound(eps=eps)}
+
+
+def operator_norm_data(eps: float = 0.1, dims: Sequence[int] = (2, 3)) -> dict:
+    """Operator norm ``||Du_eps(z)||_2`` against ``q`` for each ``d``, and the bound."""
+    q = np.logspace(-3, 2, 201)
+    return {"q": q, "dims": list(dims),
+            "norm": np.array([operator_norm(records_with_variance(q, d), eps=eps)
+                              for d in dims]),
+            "bound": lipschitz_bound(eps=eps)}
+
+
+def amplification_data(z: ArrayLike = (7.0, 7.0), h: ArrayLike = (1e-3, -1e-3)) -> dict:
+    """Finite ratio ``||u(z + h) - u(z)||_2 / ||h||_2`` against ``eps``, and ``eps**-0.5``."""
+    eps = np.logspace(-8, 0, 161)
+    return {"eps": eps, "ratio": np.array([float(amplification(z, h, eps=e)) for e in eps]),
+            "bound": np.array([lipschitz_bound(eps=e) for e in eps])}
+
+
+def shift_geometry_data(z: ArrayLike = (2.0, 0.5),
+                        shifts: ArrayLike = (-1.5, 0.0, 1.0, 2.0)) -> dict:
+    """Records ``z + c 1`` for each shift ``c``, and the point ``P z`` they all project to."""
+    z = np.asarray(z, dtype=float)
+    shifts = np.asarray(shifts, dtype=float)
+    # P z = z - mean(z) 1
+    return {"shifts": shifts, "shifted": z[None, :] + shifts[:, None], "Pz": z - z.mean()}
+
+
+def weighted_projection_data(a: ArrayLike = (0.25, 0.75), x: ArrayLike = (4.0, 2.0)) -> dict:
+    """Oblique projection ``P_a x`` (along 1) and orthogonal projection onto ``ker a^T``."""
+    a, x = np.asarray(a, dtype=float), np.asarray(x, dtype=float)
+    direction = np.array([a[1], -a[0]]) / np.hypot(*a)  # a unit vector with a^T w = 0
+    return {"x": x, "oblique": weighted_centering_matrix(a) @ x,
+            "orthogonal": (direction @ x) * direction, "direction": direction}
+
+
+def record_audit_data(shape: tuple[int, int, int] = (2, 4, 6),
+                      record: tuple[int, int] = (1, 2)) -> dict:
+    """Which records ``(b, t)`` move when record ``record`` changes, for two layers."""
+    z = np.random.default_rng(0).normal(size=shape)
+    return {"record": tuple(record),
+            "layer_norm": record_audit(layer_norm, z, record) > 0,
+            "wrong_axis": record_audit(wrong_axis_layer_norm, z, record) > 0}
+
+
+def gain_effect_data(z: ArrayLike = (1.0, 1.0, -2.0), gamma: ArrayLike = (2.0, 0.0, -1.0),
+                     eps: float = 2.0) -> dict:
+    """Core ``u`` and scaled core ``gamma ⊙ u`` of one record (bias 0)."""
+    gamma = np.asarray(gamma, dtype=float)
+    # y = gamma ⊙ u (beta = 0)
+    return {"z": np.asarray(z, dtype=float), "gamma": gamma, "u": core(z, eps=eps),
+            "y": layer_norm(z, gamma=gamma, eps=eps)}
+
+
+def bias_shift_data(records: Sequence[ArrayLike] = ((3.0, 3.0, 3.0), (2.0, 3.0, 4.0)),
+                    gamma: ArrayLike = (2.0, 0.5, -1.0), beta: ArrayLike = (1.0, -1.0, 2.0),
+                    eps: float = 1e-5) -> list[dict]:
+    """For each record: core ``u``, ``gamma ⊙ u``, output ``y = gamma ⊙ u + beta``, its mean."""
+    out = []
+    for z in records:
+        # y = gamma ⊙ u + beta
+        y = layer_norm(z, gamma=gamma, beta=beta, eps=eps)
+        out.append({"z": np.asarray(z, dtype=float), "u": core(z, eps=eps),
+                    "scaled": layer_norm(z, gamma=gamma, eps=eps), "y": y,
+                    "y_mean": float(y.mean())})
+    return out
+
+
+def core_bound_data(dims: Sequence[int] = (2, 3, 4, 6, 8, 12, 16), n_records: int = 200,
+                    seed: int = 3) -> dict:
+    """Largest ``|u_i|`` of seeded Cauchy records per ``d``, the extreme records, the bound.
+
+    ``largest[k]`` holds ``max_i |u_i|`` (``eps = 0``) of ``n_records`` records of
+    ``dims[k]`` features; ``extreme`` that of ``(d - 1, -1, ..., -1)``, which attains the
+    bound ``sqrt(d - 1)`` drawn on ``grid``.
+    """
+    rng = np.random.default_rng(seed)
+    dims = np.asarray(dims, dtype=int)
+    largest = [np.abs(core(rng.standard_cauchy(size=(n_records, d)), eps=0)).max(axis=-1)
+               for d in dims]
+    extreme = np.array([np.abs(core(np.r_[d - 1.0, -np.ones(d - 1)], eps=0)).max()
+                        for d in dims])
+    grid = np.linspace(dims.min(), dims.max(), 200)
+    return {"dims": dims, "largest": largest, "extreme": extreme, "grid": grid,
+            "bound": np.sqrt(grid - 1)}
+
+
+def offset_error_data(offsets: ArrayLike, errors: dict[str, ArrayLike],
+                      max_ticks: int = 6) -> dict:
+    """The errors as arrays, the guide ``|mu|/sigma``, the 4-ulp line and sparse decade ticks."""
+    offsets = np.asarray(offsets, dtype=float)
+    series = {label: np.asarray(e, dtype=float) for label, e in errors.items()}
+    top = max([offsets.max(), 4.0] + [float(e.max()) for e in series.values()])
+    return {"offsets": offsets, "errors": series, "guide": offsets.copy(), "limit": 4.0,
+            "xticks": decade_ticks(offsets.min(), offsets.max(), max_ticks),
+            "yticks": decade_ticks(1.0, top, max_ticks, zero=True)}
+
+
+def eps_placement_data(z: ArrayLike = (1.0, 2.0, 3.0, 4.0),
+                       keys: Sequence[str] = ("keras", "pytorch", "flax", "bert", "annotated"),
+                       ) -> dict:
+    """RMS of each convention's output on ``a z`` against the standard deviation of ``a z``.
+
+    Returns ``sigma`` (n,), ``rms`` (k, n) for the k conventions, and the two plateaus:
+    1 (divisor d) and ``sqrt((d - 1)/d)`` (the unbiased divisor d - 1).
+    """
+    z = np.asarray(z, dtype=float)
+    d = z.size
+    sigma = np.logspace(-9, 1, 201)
+    # a z has population standard deviation a sqrt(q(z))
+    records = (sigma / np.sqrt(z.var()))[:, None] * z
+    rms = np.array([np.sqrt((convention_layer_norm(records, key) ** 2).mean(axis=-1))
+                    for key in keys])
+    return {"sigma": sigma, "keys": list(keys), "conventions": [CONVENTIONS[k] for k in keys],
+            "rms": rms, "plateaus": (1.0, float(np.sqrt((d - 1) / d))), "d": d}
+
+
+def benchmark_ratio_data(results: dict) -> dict:
+    """Per-round ratios of each timed race in a ``benchmarks/results.json`` dict.
+
+    Returns ``names`` (the races, in the file's order), ``rounds`` (one array of per-round
+    ratios per race), ``median``, ``target`` and ``comparison`` (``"<="`` or ``">="``)
+    per race, and ``met``, the verdict of each median against its target.
+
+    Examples
+    --------
+    >>> race = {"name": "r", "result": {"per round": [1.0, 3.0, 2.0], "median": 2.0},
+    ...         "target": {"comparison": "<=", "bound": 1.0}}
+    >>> benchmark_ratio_data({"results": {"r": race}})["met"]
+    [False]
+    """
+    races = []
+    for value in results["results"].values():
+        for race in value if isinstance(value, list) else [value]:
+            if "result" in race:
+                races.append(race)
+    median = np.array([r["result"]["median"] for r in races])
+    target = np.array([r["target"]["bound"] for r in races])
+    comparison = [r["target"]["comparison"] for r in races]
+    met = [bool(m <= t) if c == "<=" else bool(m >= t)
+           for m, t, c in zip(median, target, comparison)]
+    return {"names": [r["name"] for r in races],
+            "rounds": [np.asarray(r["result"]["per round"], dtype=float) for r in races],
+            "median": median, "target": target, "comparison": comparison, "met": met}

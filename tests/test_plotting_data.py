@@ -1,0 +1,247 @@
+"""The numbers behind the figures (lnbook.figures), checked against independent computations.
+
+Every expected value here comes from a closed form, a tiny example worked by hand, a finite
+difference, or a core written out below in plain numpy; none is read back from a figure and
+none is copied from lnbook's own output.
+"""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import lnbook
+from lnbook import figures
+
+
+def plain_core(z, eps):
+    """(z - mean) / sqrt(population variance + eps), along the last axis, in plain numpy."""
+    z = np.asarray(z, dtype=float)
+    v = z - z.mean(axis=-1, keepdims=True)
+    return v / np.sqrt((v * v).mean(axis=-1, keepdims=True) + eps)
+
+
+def fd_jacobian(z, eps, tau=1e-6):
+    """Central-difference Jacobian of plain_core at one record."""
+    z = np.asarray(z, dtype=float)
+    d = z.size
+    J = np.empty((d, d))
+    for j in range(d):
+        e = np.zeros(d)
+        e[j] = tau
+        J[:, j] = (plain_core(z + e, eps) - plain_core(z - e, eps)) / (2 * tau)
+    return J
+
+
+def test_figures_module_is_numpy_only():
+    code = "import sys, lnbook.figures; assert 'matplotlib' not in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_records_with_variance_by_hand():
+    """c (-1, 1, 0, 0) with c = sqrt(q d / 2): q = 2, d = 4 gives c = 2."""
+    assert figures.records_with_variance([2.0], 4).tolist() == [[-2.0, 2.0, 0.0, 0.0]]
+    q = np.logspace(-3, 2, 7)
+    assert np.allclose(figures.records_with_variance(q, 5).var(axis=-1), q, rtol=1e-14)
+
+
+def test_decade_ticks_are_few_powers_of_ten():
+    assert figures.decade_ticks(1.0, 1e12).tolist() == [1.0, 1e3, 1e6, 1e9, 1e12]
+    assert figures.decade_ticks(1e-3, 1e2).tolist() == [1e-3, 1e-2, 1e-1, 1.0, 1e1, 1e2]
+    for hi in (1e3, 1e9, 1e17, 1e40):
+        ticks = figures.decade_ticks(1.0, hi, 6, zero=True)
+        step = np.log10(ticks[2] / ticks[1])  # decades between labels
+        assert ticks[0] == 0 and ticks[1] == 1 and len(ticks) <= 6
+        assert step == round(step) and np.log10(hi / ticks[-1]) < step
+
+
+def test_response_data_closed_forms():
+    """h_eps(t) = t / sqrt(2 t^2/3 + eps); slope by central differences; peak eps^{-1/2}."""
+    eps_values = (0.01, 0.1, 1.0)
+    data = figures.response_data(eps_values)
+    t = data["t"]
+    assert t[0] == -3 and t[-1] == 3 and t.size == 601
+    for k, eps in enumerate(eps_values):
+        assert np.allclose(data["h"][k], t / np.sqrt(2 * t**2 / 3 + eps), rtol=1e-13)
+        family = np.stack([-t, 0 * t, t], axis=-1)
+        assert np.allclose(data["h"][k], plain_core(family, eps)[:, 2], rtol=1e-12)
+        tau = 1e-6
+        fd = (plain_core(np.stack([-(t + tau), 0 * t, t + tau], -1), eps)[:, 2]
+              - plain_core(np.stack([-(t - tau), 0 * t, t - tau], -1), eps)[:, 2]) / (2 * tau)
+        assert np.allclose(data["slope"][k], fd, rtol=1e-6)
+    assert np.allclose(data["peak"], [10.0, 10 ** 0.5, 1.0], rtol=1e-15)
+    assert data["limit"] == math.sqrt(1.5)
+    # by hand: eps = 1, t = 3 gives 3 / sqrt(6 + 1)
+    assert math.isclose(figures.response_data((1.0,), [3.0])["h"][0, 0], 3 / math.sqrt(7),
+                        rel_tol=1e-15)
+
+
+def test_normalized_variance_data_closed_form():
+    """(1/d) sum u_i^2 = q / (q + eps), one half at q = eps."""
+    data = figures.normalized_variance_data((0.01, 1.0))
+    q = data["q"]
+    for k, eps in enumerate((0.01, 1.0)):
+        assert np.allclose(data["mean_square"][k], q / (q + eps), rtol=1e-13)
+    assert data["half"].tolist() == [0.5, 0.5]
+    records = figures.records_with_variance(np.array([0.01, 1.0]), 3)
+    assert np.allclose((plain_core(records, np.array([[0.01], [1.0]])) ** 2).mean(-1), 0.5)
+
+
+def test_jacobian_eigenvalue_data_against_finite_differences():
+    """Closed forms (q+eps)^{-1/2}, eps/(q+eps)^{3/2}, 0; samples match a central-difference J."""
+    eps, d = 0.1, 4
+    data = figures.jacobian_eigenvalue_data(eps, d)
+    q = data["q"]
+    assert np.allclose(data["tangential"], (q + eps) ** -0.5, rtol=1e-13)
+    assert np.allclose(data["radial"], eps / (q + eps) ** 1.5, rtol=1e-12)
+    assert not data["zero"].any() and data["bound"] == eps**-0.5
+    records = figures.records_with_variance(data["sample_q"], d)
+    for z, numeric, qs in zip(records, data["numeric"], data["sample_q"]):
+        fd = np.sort(np.linalg.eigvals(fd_jacobian(z, eps)).real)
+        assert np.allclose(numeric, fd, atol=1e-6 * eps**-0.5)
+        closed = np.sort([0.0, eps / (qs + eps) ** 1.5] + [(qs + eps) ** -0.5] * (d - 2))
+        assert np.allclose(numeric, closed, rtol=1e-9, atol=1e-12)
+
+
+def test_operator_norm_data_against_finite_differences():
+    """d = 2 follows the radial eigenvalue, d = 3 the tangential one; below eps^{-1/2}."""
+    eps = 0.1
+    data = figures.operator_norm_data(eps, (2, 3))
+    q = data["q"]
+    assert np.allclose(data["norm"][0], eps / (q + eps) ** 1.5, rtol=1e-12)
+    assert np.allclose(data["norm"][1], (q + eps) ** -0.5, rtol=1e-12)
+    assert data["bound"] == eps**-0.5 and (data["norm"] <= data["bound"]).all()
+    for k in (0, 100, 200):
+        for row, d in enumerate((2, 3)):
+            z = figures.records_with_variance(q[k : k + 1], d)[0]
+            fd = np.linalg.svd(fd_jacobian(z, eps), compute_uv=False).max()
+            assert math.isclose(data["norm"][row, k], fd, rel_tol=1e-6)
+
+
+def test_amplification_data_by_hand():
+    """z = (7,7), delta = (1e-3,-1e-3): u(z) = 0, u(z + delta) = delta / sqrt(1e-6 + eps)."""
+    data = figures.amplification_data()
+    eps = data["eps"]
+    assert np.allclose(data["ratio"], (1e-6 + eps) ** -0.5, rtol=1e-6)
+    assert np.allclose(data["bound"], eps**-0.5, rtol=1e-15)
+    assert (data["ratio"] <= data["bound"]).all()
+
+
+def test_shift_geometry_data_by_hand():
+    """z = (2, 0.5): P z = (0.75, -0.75), the same for every shift."""
+    data = figures.shift_geometry_data((2.0, 0.5), (-1.0, 0.0, 3.0))
+    assert data["Pz"].tolist() == [0.75, -0.75]
+    assert data["shifted"].tolist() == [[1.0, -0.5], [2.0, 0.5], [5.0, 3.5]]
+    for p in data["shifted"]:
+        assert np.allclose(p - p.mean(), data["Pz"])
+
+
+def test_weighted_projection_data_by_hand():
+    """x = (4,2), a = (1/4,3/4): a^T x = 5/2, P_a x = x - 5/2 1 = (1.5,-0.5); orthogonal (3,-1)."""
+    data = figures.weighted_projection_data((0.25, 0.75), (4.0, 2.0))
+    assert np.allclose(data["oblique"], (1.5, -0.5), rtol=0, atol=1e-15)
+    assert np.allclose(data["orthogonal"], (3.0, -1.0), rtol=0, atol=1e-15)
+    a = np.array([0.25, 0.75])
+    assert abs(a @ data["direction"]) < 1e-16 and math.isclose(np.hypot(*data["direction"]), 1)
+
+
+def test_record_audit_data_by_hand():
+    """Only the changed record moves under layer_norm; its whole row under the wrong axis."""
+    data = figures.record_audit_data((2, 4, 6), (1, 2))
+    expected = np.zeros((2, 4), bool)
+    expected[1, 2] = True
+    assert np.array_equal(data["layer_norm"], expected)
+    assert np.array_equal(data["wrong_axis"], np.array([[False] * 4, [True] * 4]))
+
+
+def test_gain_effect_data_worked_example_and_random():
+    """z = (1,1,-2), eps = 2: v = (1,1,-2), q = 2, s = 2, u = (1/2,1/2,-1); gamma u = (1,0,1)."""
+    data = figures.gain_effect_data((1.0, 1.0, -2.0), (2.0, 0.0, -1.0), 2.0)
+    assert data["u"].tolist() == [0.5, 0.5, -1.0]
+    assert data["y"].tolist() == [1.0, 0.0, 1.0]
+    rng = np.random.default_rng(7)
+    z, gamma = rng.normal(size=5), rng.normal(size=5)
+    data = figures.gain_effect_data(z, gamma, 0.1)
+    assert np.allclose(data["u"], plain_core(z, 0.1), rtol=1e-13)
+    assert np.allclose(data["y"], gamma * plain_core(z, 0.1), rtol=1e-13)
+
+
+def test_bias_shift_data():
+    """(3,3,3): u = 0 and y = beta, mean 2/3; (2,3,4): y = gamma u + beta with plain numpy."""
+    gamma, beta = np.array([2.0, 0.5, -1.0]), np.array([1.0, -1.0, 2.0])
+    flat, ramp = figures.bias_shift_data(((3.0, 3.0, 3.0), (2.0, 3.0, 4.0)), gamma, beta, 1e-5)
+    assert not flat["u"].any() and not flat["scaled"].any()
+    assert flat["y"].tolist() == beta.tolist() and math.isclose(flat["y_mean"], 2 / 3)
+    u = plain_core([2.0, 3.0, 4.0], 1e-5)
+    assert np.allclose(ramp["u"], u, rtol=1e-14, atol=1e-15)
+    assert np.allclose(ramp["scaled"], gamma * u, rtol=1e-14, atol=1e-15)
+    assert np.allclose(ramp["y"], gamma * u + beta, rtol=1e-14)
+
+
+def test_core_bound_data():
+    """The extreme records attain sqrt(d - 1); seeded Cauchy records stay below it."""
+    dims = (2, 3, 4, 8, 16)
+    data = figures.core_bound_data(dims, 50, 3)
+    assert np.allclose(data["extreme"], np.sqrt(np.array(dims) - 1.0), rtol=1e-13)
+    assert np.allclose(data["bound"], np.sqrt(data["grid"] - 1), rtol=1e-15)
+    assert data["grid"][0] == 2 and data["grid"][-1] == 16
+    rng = np.random.default_rng(3)
+    for d, largest in zip(dims, data["largest"]):
+        z = rng.standard_cauchy(size=(50, d))
+        assert np.allclose(largest, np.abs(plain_core(z, 0.0)).max(axis=-1), rtol=1e-10)
+        assert (largest <= math.sqrt(d - 1) * (1 + 1e-12)).all()
+
+
+def test_offset_error_data_and_the_errors_recomputed_by_hand():
+    """The drawn errors are the worst ulp error against exact_core; ticks every 3rd decade."""
+    offsets = 10.0 ** np.arange(13)
+    data = figures.offset_error_data(offsets, {"e": np.ones(13)})
+    assert data["xticks"].tolist() == [1.0, 1e3, 1e6, 1e9, 1e12]
+    assert data["yticks"][0] == 0 and len(data["yticks"]) <= 6 and data["limit"] == 4.0
+    assert np.array_equal(data["guide"], offsets)
+
+    x = np.random.default_rng(4).standard_normal((3, 6))
+    err = lnbook.offset_errors(np.array([1.0, 1e8]), plain_core, spread=2.0, d=6, n=3, seed=4)
+    for r, e in zip((1.0, 1e8), err):
+        z = 2.0 * (r + x)
+        exact = lnbook.exact_core(z)
+        by_hand = (np.abs(plain_core(z, 1e-5) - exact).max(axis=-1)
+                   / np.spacing(np.abs(exact).max(axis=-1))).max()
+        assert e == by_hand
+    assert err[1] > 1e5  # the uncorrected mean loses about |mu|/sigma ulps
+
+
+@pytest.mark.parametrize("key", ["keras", "pytorch", "flax", "bert", "annotated"])
+def test_eps_placement_data_closed_forms(key):
+    """RMS of the output on alpha z: sqrt(q/(q+eps)) inside; sigma/(sigma sqrt(d/(d-ddof)) + eps)
+    outside, with q = sigma^2 the variance of the scaled record."""
+    data = figures.eps_placement_data((1.0, 2.0, 3.0, 4.0), (key,))
+    c, sigma, rms, d = lnbook.CONVENTIONS[key], data["sigma"], data["rms"][0], data["d"]
+    if c.eps_inside:
+        expected = np.sqrt(sigma**2 / (sigma**2 + c.eps))
+    else:
+        expected = sigma / (sigma * math.sqrt(d / (d - c.ddof)) + c.eps)
+    np.testing.assert_allclose(rms, expected, rtol=1e-9, atol=1e-12)
+    assert rms[0] < 0.01 and math.isclose(rms[-1], math.sqrt((d - c.ddof) / d), rel_tol=1e-4)
+    assert data["plateaus"] == (1.0, math.sqrt(3 / 4))
+
+
+def test_benchmark_ratio_data_by_hand():
+    """Races in file order; verdicts from median and target; the accuracy entry skipped."""
+    def race(name, rounds, comparison, bound):
+        return {"name": name, "result": {"per round": rounds, "median": sorted(rounds)[1]},
+                "target": {"comparison": comparison, "bound": bound}}
+
+    results = {"results": {"x": [race("x1", [0.5, 0.9, 0.6], "<=", 0.7),
+                                 race("x2", [0.8, 0.75, 0.9], "<=", 0.7)],
+                           "y": race("y", [90.0, 120.0, 200.0], ">=", 100.0),
+                           "accuracy": {"name": "acc", "worst": {"lnbook": 1.0}}}}
+    data = figures.benchmark_ratio_data(results)
+    assert data["names"] == ["x1", "x2", "y"]
+    assert data["median"].tolist() == [0.6, 0.8, 120.0]
+    assert data["met"] == [True, False, True]
+    assert data["rounds"][2].tolist() == [90.0, 120.0, 200.0]
