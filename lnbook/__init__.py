@@ -18,6 +18,7 @@ from .streaming import (
     one_pass_stats,
     pairwise_depth,
     pairwise_sum,
+    round_bfloat16,
     welford,
 )
 # --- end streaming statistics ---
@@ -66,6 +67,7 @@ __all__ = [
     "one_pass_stats",
     "pairwise_sum",
     "pairwise_depth",
+    "round_bfloat16",
     # --- end streaming statistics ---
 ]
 

@@ -24,6 +24,7 @@ __all__ = [
     "one_pass_stats",
     "pairwise_sum",
     "pairwise_depth",
+    "round_bfloat16",
 ]
 
 _FORMATS = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
@@ -412,3 +413,50 @@ def pairwise_depth(d: int) -> int:
     d1 = d // 2
     d1 -= d1 % 8
     return 1 + max(pairwise_depth(d1), pairwise_depth(d - d1))
+
+
+def round_bfloat16(x: ArrayLike) -> np.ndarray:
+    """Round to bfloat16 (8 significant bits), returned as float32; numpy has no bfloat16.
+
+    Parameters
+    ----------
+    x : array_like
+        Real values; they are first rounded to float32 (as frameworks do when casting).
+
+    Returns
+    -------
+    ndarray of float32
+        Every entry rounded to the nearest number with an 8-bit significand and float32's
+        exponent range, ties to the even significand; the result is exactly representable
+        in bfloat16.
+
+    Raises
+    ------
+    ValueError
+        If an entry is NaN or infinite, or rounds beyond bfloat16's largest finite number.
+
+    Notes
+    -----
+    bfloat16 keeps float32's sign and 8 exponent bits and the top 7 of its 23 fraction bits,
+    so rounding a float32 bit pattern :math:`b` to it adds
+    :math:`\\mathtt{0x7FFF} + (\\text{bit 16 of } b)` and clears the low 16 bits: the carry
+    rounds up exactly when the discarded half exceeds one half, or equals it and the kept
+    part is odd. Its unit roundoff is :math:`\\rho = 2^{-8}`. See the chapter *LayerNorm in
+    floating point*.
+
+    Examples
+    --------
+    >>> round_bfloat16([1 + 2**-8, 1 + 3 * 2**-8, 1 + 2**-7, 300.0]).tolist()
+    [1.0, 1.015625, 1.0078125, 300.0]
+    """
+    arr = _checks.real_array(x, "x")
+    with np.errstate(over="ignore"):
+        f32 = np.asarray(arr, dtype=np.float32)
+    _checks.finite(f32.astype(np.float64), "x rounded to float32")
+    bits = f32.view(np.uint32).astype(np.uint64)
+    # round to nearest, ties to even: add 0x7FFF plus the lowest kept bit, drop 16 bits
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    out = bits.astype(np.uint32).view(np.float32)
+    if not np.isfinite(out).all():
+        raise ValueError("x has an entry beyond bfloat16's largest finite number (about 3.39e38)")
+    return out

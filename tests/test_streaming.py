@@ -22,6 +22,7 @@ from lnbook.streaming import (
     one_pass_stats,
     pairwise_depth,
     pairwise_sum,
+    round_bfloat16,
     welford,
 )
 
@@ -248,6 +249,40 @@ def test_pairwise_bound_holds_and_is_not_log2_d():
     assert pairwise_depth(768) == 17 > math.log2(768)
 
 
+# --- bfloat16 ------------------------------------------------------------------------------
+
+
+def test_round_bfloat16_hand_examples():
+    """Near 1 the bfloat16 spacing is 2^-7: 1 + 2^-8 is a tie and goes to the even 1;
+    1 + 3*2^-8 is a tie between 1 + 2^-7 (odd) and 1 + 2^-6 (even); 300 = 256 + 32 + 8 + 4 has
+    8 significant bits and stays."""
+    got = round_bfloat16([1 + 2**-8, 1 + 3 * 2**-8, 1 + 2**-8 + 2**-12, 300.0, -300.0])
+    assert got.dtype == np.float32
+    assert got.tolist() == [1.0, 1 + 2**-6, 1 + 2**-7, 300.0, -300.0]
+
+
+def test_round_bfloat16_is_nearest_with_8_bits():
+    """Closed form: the result has at most 8 significant bits and is within half a spacing,
+    2^(e - 8) for x in [2^e, 2^(e+1)), of the float32 input."""
+    rng = np.random.default_rng(10)
+    x = (rng.standard_normal(10000) * 10.0 ** rng.integers(-30, 30, 10000)).astype(np.float32)
+    r = round_bfloat16(x).astype(np.float64)
+    m, e = np.frexp(r)  # r = m 2^e, 0.5 <= |m| < 1
+    assert np.array_equal(m * 2**8, np.round(m * 2**8))
+    half = np.ldexp(1.0, np.frexp(x.astype(np.float64))[1] - 9)
+    assert (np.abs(r - x) <= half).all()
+
+
+def test_round_bfloat16_against_torch():
+    """Peer: torch's float32 -> bfloat16 cast rounds the same way, bit for bit."""
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed; peer test skipped")
+    rng = np.random.default_rng(11)
+    x = (rng.standard_normal(20000) * 10.0 ** rng.integers(-20, 20, 20000)).astype(np.float32)
+    x[:4] = [1 + 2**-8, 1 + 3 * 2**-8, -(1 + 2**-8), 2**-130]  # ties and a subnormal
+    theirs = torch.from_numpy(x).to(torch.bfloat16).to(torch.float32).numpy()
+    assert np.array_equal(round_bfloat16(x), theirs)
+
+
 # --- bad input ----------------------------------------------------------------------------
 
 
@@ -272,3 +307,7 @@ def test_bad_input_raises():
         pairwise_depth(0)
     with pytest.raises(ValueError, match="must have shape"):
         pairwise_sum(3.0)
+    with pytest.raises(ValueError, match="beyond bfloat16's largest"):
+        round_bfloat16([3.4e38])
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        round_bfloat16([1.0, np.inf])
