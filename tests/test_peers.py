@@ -209,3 +209,42 @@ def test_torch_cpu_kernel_is_not_the_one_pass_formula():
     q = 1 / float(rstd) ** 2 - 1e-5
     assert abs(q - 1.25) < 1e-3 and float(mean) == 10002.5
     assert np.abs(out.numpy() - lnbook.core(z)).max() < 1e-2
+
+
+def test_torch_rmsnorm_default_eps_is_machine_epsilon():
+    """torch.nn.RMSNorm(eps=None) uses the machine epsilon of the input's type: on a record whose
+    mean square is comparable to it the output is z / sqrt(mean(z^2) + finfo.eps), as the
+    'rmsnorm' convention computes, and not z / rms(z)."""
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed; peer test skipped")
+    layer = torch.nn.RMSNorm(4, dtype=torch.float64)
+    assert layer.eps is None
+    z = np.array([1.0, -2.0, 3.0, -4.0]) * 1e-8  # mean square 7.5e-16, machine eps 2.2e-16
+    with torch.no_grad():
+        theirs = layer(torch.from_numpy(z)).numpy()
+    assert CONVENTIONS["rmsnorm"].eps == np.finfo(np.float64).eps
+    np.testing.assert_allclose(theirs, convention_layer_norm(z, "rmsnorm"), rtol=1e-14)
+    assert not np.allclose(theirs, lnbook.rms_norm(z, eps=0), rtol=1e-3)
+
+
+def test_torch_batchnorm_batch_of_one_training_and_inference():
+    """BatchNorm1d refuses to train on a batch of one; in eval mode it normalizes a batch of one
+    with its running statistics (momentum 0.1, unbiased batch variances), as the exercises
+    chapter computes with numpy."""
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed; peer test skipped")
+    bn = torch.nn.BatchNorm1d(4, affine=False, dtype=torch.float64)
+    one = torch.tensor([[2.0, 4.0, 6.0, 8.0]], dtype=torch.float64)
+    with pytest.raises(ValueError, match="Expected more than 1 value per channel"):
+        bn(one)
+    rng = np.random.default_rng(21)
+    running_mean, running_var = np.zeros(4), np.ones(4)
+    for _ in range(200):
+        train = rng.normal(loc=5.0, scale=2.0, size=(32, 4))
+        bn(torch.from_numpy(train))
+        running_mean = 0.9 * running_mean + 0.1 * train.mean(axis=0)
+        running_var = 0.9 * running_var + 0.1 * train.var(axis=0, ddof=1)
+    bn.eval()
+    with torch.no_grad():
+        theirs = bn(one).numpy()
+    ours = (one.numpy() - running_mean) / np.sqrt(running_var + 1e-5)
+    np.testing.assert_allclose(theirs, ours, rtol=1e-12)
+    assert np.abs(theirs).min() > 0.1
