@@ -388,10 +388,10 @@ def pairwise_depth(d: int) -> int:
     (the first addition, to :math:`-0`, is exact); for :math:`8 \\le d \\le 128`, with
     :math:`m = d - (d \\bmod 8)`, :math:`k(d) = (m/8 - 1) + 3 + (d \\bmod 8)`; beyond,
     :math:`k(d) = 1 + \\max(k(d_1), k(d - d_1))` with :math:`d_1` the first half. Hence the
-    computed sum :math:`\\hat s` of :math:`x_1, \\dots, x_d` satisfies
+    computed sum :math:`\\hat S` of :math:`x_1, \\dots, x_d` satisfies
     (Higham, 2002, section 4.2)
 
-    .. math:: |\\hat s - s| \\le \\gamma_{k(d)} \\sum_i |x_i|, \\qquad
+    .. math:: |\\hat S - S| \\le \\gamma_{k(d)} \\sum_i |x_i|, \\qquad
               \\gamma_k = \\frac{k\\rho}{1 - k\\rho},
 
     with :math:`k(d)` about :math:`\\log_2(d/128) + 18` for large :math:`d`: not
