@@ -10,6 +10,9 @@ layer in different frameworks* makes about these libraries:
 - Keras: epsilon 1e-3; on the JAX backend the variance is ``jnp.var`` (two passes); on the NumPy
   backend it is E[z^2] - E[z]^2, unclipped; on the PyTorch backend the layer calls
   ``torch.nn.functional.layer_norm``.
+
+TensorFlow is not part of the test environment: the Keras TensorFlow-backend cases and the TF1
+recipe of BERT skip, saying so.
 """
 
 from __future__ import annotations
@@ -151,9 +154,10 @@ def run_keras(backend):
 def keras_or_skip(backend):
     if importlib.util.find_spec("keras") is None:
         pytest.skip("Keras is not installed; Keras peer tests skipped")
-    needs = {"jax": "jax", "numpy": "numpy", "torch": "torch"}[backend]
+    needs = {"jax": "jax", "numpy": "numpy", "torch": "torch", "tensorflow": "tensorflow"}[backend]
     if importlib.util.find_spec(needs) is None:
-        pytest.skip(f"the Keras {backend} backend needs {needs}, which is not installed")
+        pytest.skip(f"the Keras {backend} backend needs {needs}, which is not installed here "
+                    f"(requirements.txt and tools/test do not install it)")
     if backend not in _KERAS_RUNS:
         _KERAS_RUNS[backend] = run_keras(backend)
     out, err = _KERAS_RUNS[backend]
@@ -163,7 +167,7 @@ def keras_or_skip(backend):
     return out
 
 
-@pytest.mark.parametrize("backend", ["jax", "numpy", "torch"])
+@pytest.mark.parametrize("backend", ["jax", "numpy", "torch", "tensorflow"])
 def test_keras_agrees_in_float32(backend):
     """LayerNormalization(): epsilon 1e-3, and the 'keras' convention to float32 accuracy."""
     z = KERAS_INPUTS["unit"]
@@ -173,7 +177,7 @@ def test_keras_agrees_in_float32(backend):
                                rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.parametrize("backend", ["jax", "numpy", "torch"])
+@pytest.mark.parametrize("backend", ["jax", "numpy", "torch", "tensorflow"])
 def test_keras_variance_algorithm_per_backend(backend):
     """On (1,2,3,4)+1e4 in float32, whose one-pass variance is -8: the NumPy backend returns
     NaN (the one-pass formula, unclipped: rsqrt(-8 + 1e-3)); the JAX and PyTorch backends stay
@@ -248,3 +252,21 @@ def test_torch_batchnorm_batch_of_one_training_and_inference():
     ours = (one.numpy() - running_mean) / np.sqrt(running_var + 1e-5)
     np.testing.assert_allclose(theirs, ours, rtol=1e-12)
     assert np.abs(theirs).min() > 0.1
+
+
+def test_tensorflow_moments_recipe_of_bert():
+    """BERT's TF1 layer: tf.nn.moments (two passes) and eps 1e-12 inside the root, as the 'bert'
+    convention computes; tf.contrib.layers.layer_norm itself exists only in TensorFlow 1.x."""
+    if importlib.util.find_spec("tensorflow") is None:
+        pytest.skip("TensorFlow is not installed here (requirements.txt and tools/test do not "
+                    "install it), and BERT's tf.contrib.layers.layer_norm needs TensorFlow 1.x, "
+                    "which has no wheel for Python 3.11: the 'bert' convention rests on the cited "
+                    "source of tf.nn.moments (book/references.bib, chc_tf_moments)")
+    import tensorflow as tf
+
+    z = records()
+    mean, variance = tf.nn.moments(tf.constant(z), axes=[-1], keepdims=True)
+    theirs = ((z - mean.numpy()) / np.sqrt(variance.numpy() + 1e-12))
+    np.testing.assert_allclose(convention_layer_norm(z, "bert"), theirs, rtol=1e-12, atol=1e-12)
+    _, v32 = tf.nn.moments(tf.constant(OFFSET_RECORD), axes=[-1])
+    assert abs(float(v32) - 1.25) < 1e-2  # two passes: no collapse where one pass gives -8
