@@ -19,6 +19,17 @@ from .derivatives import (
 from .normalize import EPS, core, layer_norm, normalized_variance, stats
 from .reference import exact_core, offset_errors, ulp_error
 from .sensitivity import amplification, lipschitz_bound, operator_norm, response, response_slope
+# --- streaming statistics (lnbook.streaming; chapter: LayerNorm in floating point) ---
+from .streaming import (
+    chan_stats,
+    merge_stats,
+    one_pass_stats,
+    pairwise_depth,
+    pairwise_sum,
+    round_bfloat16,
+    welford,
+)
+# --- end streaming statistics ---
 from .variants import (
     CONVENTIONS,
     Convention,
@@ -58,6 +69,15 @@ __all__ = [
     "record_audit",
     "wrong_axis_layer_norm",
     "central_difference_jacobian",
+    # --- streaming statistics (lnbook.streaming) ---
+    "welford",
+    "merge_stats",
+    "chan_stats",
+    "one_pass_stats",
+    "pairwise_sum",
+    "pairwise_depth",
+    "round_bfloat16",
+    # --- end streaming statistics ---
 ]
 
 __version__ = "0.1.0"

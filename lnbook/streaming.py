@@ -1,0 +1,462 @@
+"""Single-pass and merged statistics, and numpy's own summation order.
+
+The book's :func:`lnbook.stats` reads every record twice (the mean first). Frameworks often
+read it once: Welford's update keeps a running mean and a running sum of squared deviations,
+and Chan, Golub and LeVeque's merge combines the statistics of two parts of a record. This
+module implements both, and the literal one-pass formula :math:`E[z^2] - E[z]^2`, in any
+floating format, so that the chapter *LayerNorm in floating point* can measure them against
+the correctly rounded reference :func:`lnbook.exact_core`. It also reproduces, bit for bit,
+the order in which ``np.sum`` adds the entries of a contiguous axis, and the length of the
+longest chain of roundings in that order, which sets numpy's error bound.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike, DTypeLike
+
+from . import _checks
+
+__all__ = [
+    "welford",
+    "merge_stats",
+    "chan_stats",
+    "one_pass_stats",
+    "pairwise_sum",
+    "pairwise_depth",
+    "round_bfloat16",
+]
+
+_FORMATS = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _format(dtype: DTypeLike) -> np.dtype:
+    try:
+        fmt = np.dtype(dtype)
+    except TypeError as exc:
+        raise TypeError(f"dtype must be float16, float32 or float64; got {dtype!r}") from exc
+    if fmt not in _FORMATS:
+        raise TypeError(f"dtype must be float16, float32 or float64; got {fmt}")
+    return fmt
+
+
+def _records_in(z: ArrayLike, dtype: DTypeLike) -> np.ndarray:
+    fmt = _format(dtype)
+    arr = _checks.records(z)
+    with np.errstate(over="ignore"):
+        out = arr.astype(fmt)
+    _checks.finite(out, f"z rounded to {fmt}")
+    return out
+
+
+def _finite_in(arr: np.ndarray, what: str) -> np.ndarray:
+    if not np.isfinite(arr).all():
+        raise ValueError(f"{what} is not finite in {arr.dtype} (overflow); rescale the input")
+    return arr
+
+
+def welford(z: ArrayLike, *, dtype: DTypeLike = np.float64) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and population variance in one sweep, by Welford's update.
+
+    Parameters
+    ----------
+    z : (d,) or (..., d) array_like
+        Records along the last axis; they are rounded to ``dtype`` first.
+    dtype : {float16, float32, float64}, optional
+        The format in which every operation is carried out.
+
+    Returns
+    -------
+    mu : (...) ndarray of ``dtype``
+        Per-record mean.
+    q : (...) ndarray of ``dtype``
+        Per-record population variance (divisor ``d``).
+
+    Raises
+    ------
+    ValueError
+        If ``z`` is 0-d, has an empty feature axis, or has an entry that is not finite in
+        ``dtype``.
+    TypeError
+        If ``dtype`` is not one of the three formats.
+
+    Notes
+    -----
+    After the first :math:`k` features, :math:`\\mu_k` is their mean and :math:`M_k` the sum
+    of their squared deviations from it:
+
+    .. math:: \\mu_k = \\mu_{k-1} + \\frac{z_k - \\mu_{k-1}}{k}, \\qquad
+              M_k = M_{k-1} + (z_k - \\mu_{k-1})(z_k - \\mu_k),
+
+    and :math:`q = M_d/d`. Only differences from the running mean are squared, so unlike
+    :math:`E[z^2] - E[z]^2` nothing of size :math:`\\mu^2` is ever subtracted
+    (Welford, 1962). See the chapter *LayerNorm in floating point*.
+
+    Examples
+    --------
+    >>> mu, q = welford([1, 2, 3, 4])
+    >>> float(mu), float(q)
+    (2.5, 1.25)
+    >>> welford([[2, 4, 6, 8], [7, 7, 7, 7]])[1].tolist()
+    [5.0, 0.0]
+    """
+    z = _records_in(z, dtype)
+    mu = np.zeros(z.shape[:-1], dtype=z.dtype)
+    m2 = np.zeros(z.shape[:-1], dtype=z.dtype)
+    with np.errstate(over="ignore", invalid="ignore"):
+        for k in range(z.shape[-1]):
+            zk = z[..., k]
+            delta = zk - mu
+            # mu_k = mu_{k-1} + (z_k - mu_{k-1}) / k
+            mu = mu + delta / z.dtype.type(k + 1)
+            # M_k = M_{k-1} + (z_k - mu_{k-1}) (z_k - mu_k)
+            m2 = m2 + delta * (zk - mu)
+        # q = M_d / d
+        q = m2 / z.dtype.type(z.shape[-1])
+    return mu, _finite_in(q, "the Welford variance")
+
+
+def merge_stats(
+    a: tuple[ArrayLike, ArrayLike, ArrayLike], b: tuple[ArrayLike, ArrayLike, ArrayLike]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Statistics of the union of two parts, from the parts' statistics alone.
+
+    Parameters
+    ----------
+    a, b : tuple (n, mu, q)
+        Count of features (positive integers), mean and population variance of each part;
+        the three entries broadcast against each other and against the other part's. The
+        arithmetic is carried out in the floating type of ``mu_a`` and ``mu_b``.
+
+    Returns
+    -------
+    n : ndarray of int
+        ``n_a + n_b``.
+    mu : ndarray
+        Mean of the union.
+    q : ndarray
+        Population variance of the union.
+
+    Raises
+    ------
+    ValueError
+        If a count is not a positive integer, or a mean or variance is not finite, or a
+        variance is negative.
+
+    Notes
+    -----
+    With :math:`\\delta = \\mu_b - \\mu_a` and :math:`n = n_a + n_b`
+    (Chan, Golub and LeVeque, 1983):
+
+    .. math:: \\mu = \\mu_a + \\delta \\frac{n_b}{n}, \\qquad
+              n q = n_a q_a + n_b q_b + \\delta^2 \\frac{n_a n_b}{n} .
+
+    Merging the parts of a record in a balanced tree is what :func:`chan_stats` does and what
+    PyTorch's CPU LayerNorm kernel does. See the chapter *LayerNorm in floating point*.
+
+    Examples
+    --------
+    >>> n, mu, q = merge_stats((2, 1.5, 0.25), (2, 3.5, 0.25))  # (1, 2) and (3, 4)
+    >>> int(n), float(mu), float(q)
+    (4, 2.5, 1.25)
+    """
+    parts = []
+    for name, part in (("a", a), ("b", b)):
+        if not isinstance(part, tuple) or len(part) != 3:
+            raise ValueError(f"{name} must be a tuple (n, mu, q); got {part!r}")
+        n = np.asarray(part[0])
+        if n.dtype.kind not in "iu" or (n < 1).any():
+            raise ValueError(f"{name}: the count n must be a positive integer; got {part[0]!r}")
+        mu = _checks.real_array(part[1], f"{name}: mu")
+        q = _checks.real_array(part[2], f"{name}: q")
+        _checks.finite(mu, f"{name}: mu")
+        _checks.finite(q, f"{name}: q")
+        if (q < 0).any():
+            raise ValueError(f"{name}: the variance q must be non-negative; got {part[2]!r}")
+        parts.append((n, mu, q))
+    (n_a, mu_a, q_a), (n_b, mu_b, q_b) = parts
+    ftype = np.result_type(mu_a, mu_b, q_a, q_b).type
+    n = n_a + n_b
+    fa, fb, f = ftype(n_a), ftype(n_b), ftype(n)
+    delta = ftype(mu_b - mu_a)
+    # mu = mu_a + delta n_b / n
+    mu = mu_a + delta * (fb / f)
+    # n q = n_a q_a + n_b q_b + delta^2 n_a n_b / n
+    q = (fa * q_a + fb * q_b + delta * delta * (fa * fb / f)) / f
+    return n, ftype(mu) if np.ndim(mu) == 0 else mu, ftype(q) if np.ndim(q) == 0 else q
+
+
+def chan_stats(
+    z: ArrayLike, *, block: int = 16, dtype: DTypeLike = np.float64
+) -> tuple[np.ndarray, np.ndarray]:
+    """Welford's update inside blocks, the blocks' statistics merged pairwise.
+
+    Parameters
+    ----------
+    z : (d,) or (..., d) array_like
+        Records along the last axis; they are rounded to ``dtype`` first.
+    block : int, optional
+        Features per block (the last block may be shorter).
+    dtype : {float16, float32, float64}, optional
+        The format in which every operation is carried out.
+
+    Returns
+    -------
+    mu, q : (...) ndarrays of ``dtype``
+        Per-record mean and population variance.
+
+    Raises
+    ------
+    ValueError
+        As :func:`welford`, or if ``block`` is not a positive integer.
+    TypeError
+        If ``dtype`` is not one of the three formats.
+
+    Notes
+    -----
+    The blocks' statistics :math:`(n, \\mu, q)` are merged with :func:`merge_stats`,
+    neighbours first, level by level, as a balanced tree: each feature's contribution passes
+    through about :math:`\\log_2(d/\\text{block})` merges instead of :math:`d` updates. The
+    structure follows PyTorch's CPU kernel (Welford within chunks, a cascade of merges);
+    PyTorch's exact order also depends on its SIMD width, which this function does not
+    model. See the chapter *LayerNorm in floating point*.
+
+    Examples
+    --------
+    >>> mu, q = chan_stats([1, 2, 3, 4, 5, 6, 7, 8], block=3)
+    >>> float(mu), float(q)
+    (4.5, 5.25)
+    """
+    if isinstance(block, bool) or not isinstance(block, (int, np.integer)) or block < 1:
+        raise ValueError(f"block must be a positive integer; got block = {block!r}")
+    z = _records_in(z, dtype)
+    d = z.shape[-1]
+    parts = []
+    for start in range(0, d, int(block)):
+        chunk = z[..., start : start + int(block)]
+        mu, q = welford(chunk, dtype=z.dtype)
+        parts.append((chunk.shape[-1], mu, q))
+    while len(parts) > 1:
+        merged = [merge_stats(parts[i], parts[i + 1]) for i in range(0, len(parts) - 1, 2)]
+        if len(parts) % 2:
+            merged.append(parts[-1])
+        parts = [(int(n), mu, q) for n, mu, q in merged]
+    _, mu, q = parts[0]
+    return np.asarray(mu, dtype=z.dtype), np.asarray(q, dtype=z.dtype)
+
+
+def one_pass_stats(
+    z: ArrayLike, *, dtype: DTypeLike = np.float64
+) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and the variance as :math:`E[z^2] - E[z]^2`, unclipped.
+
+    Parameters
+    ----------
+    z : (d,) or (..., d) array_like
+        Records along the last axis; they are rounded to ``dtype`` first.
+    dtype : {float16, float32, float64}, optional
+        The format of the arithmetic (numpy sums float16 in float32 and rounds the result).
+
+    Returns
+    -------
+    mu, q : (...) ndarrays of ``dtype``
+        Per-record mean and the one-pass variance, which rounding can make negative.
+
+    Raises
+    ------
+    ValueError
+        As :func:`welford`.
+    TypeError
+        If ``dtype`` is not one of the three formats.
+
+    Notes
+    -----
+    .. math:: q = \\frac1d \\sum_i z_i^2 - \\mu^2
+
+    Both means are ``np.mean`` along the last axis (pairwise sums, :func:`pairwise_sum`).
+    Flax clips the result at zero and Keras's NumPy backend does not. See the chapters
+    *LayerNorm in floating point* and *The same layer in different frameworks*.
+
+    Examples
+    --------
+    >>> mu, q = one_pass_stats([1, 2, 3, 4])
+    >>> float(mu), float(q)
+    (2.5, 1.25)
+    >>> float(one_pass_stats([1e9 + 1, 1e9 + 2, 1e9 + 3, 1e9 + 4])[1])  # not 1.25
+    0.0
+    """
+    z = _records_in(z, dtype)
+    with np.errstate(over="ignore"):
+        mu = z.mean(axis=-1)
+        # q = E[z^2] - E[z]^2
+        q = (z * z).mean(axis=-1) - mu * mu
+    return mu, _finite_in(q, "the one-pass variance")
+
+
+def pairwise_sum(x: ArrayLike) -> np.ndarray:
+    """The sum along the last axis, added in exactly the order ``np.sum`` uses.
+
+    Parameters
+    ----------
+    x : (d,) or (..., d) array_like of float16, float32 or float64
+        Values to add; other real inputs are converted to float64.
+
+    Returns
+    -------
+    (...) ndarray
+        The sums, in the dtype of ``x``; equal bit for bit to ``np.sum(x, axis=-1)`` for
+        contiguous float64 and float32 input (float16 is accumulated in float32, as numpy
+        does, and rounded once at the end).
+
+    Raises
+    ------
+    ValueError
+        If ``x`` is 0-d, has an empty last axis, or contains NaN or infinite entries.
+
+    Notes
+    -----
+    numpy's ``pairwise_sum`` (``numpy/_core/src/umath/loops_utils.h.src``) adds fewer than
+    8 numbers one by one; a block of 8 to 128 numbers with 8 accumulators (accumulator
+    :math:`j` takes entries :math:`j, j+8, \\dots`), joined as
+    :math:`((r_0+r_1)+(r_2+r_3))+((r_4+r_5)+(r_6+r_7))`, the last ``n % 8`` entries then
+    added one by one; and a longer run as the sum of its two halves, the first half's length
+    rounded down to a multiple of 8. See :func:`pairwise_depth` for the error bound, and
+    the chapter *LayerNorm in floating point*.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = np.random.default_rng(0).standard_normal(1000) + 1e3
+    >>> bool(pairwise_sum(x) == np.sum(x))
+    True
+    """
+    raw = np.asarray(x)
+    checked = _checks.records(raw, "x")  # float64, exact for every float16/32 entry
+    arr = checked.astype(raw.dtype if raw.dtype in _FORMATS else np.float64)
+    acc = np.float32 if arr.dtype == np.float16 else arr.dtype.type
+
+    def add(p, r):
+        return (p + r).astype(acc)
+
+    def rec(a: np.ndarray) -> np.ndarray:
+        n = a.shape[-1]
+        if n < 8:
+            res = np.full(a.shape[:-1], -0.0, dtype=acc)
+            for i in range(n):
+                res = add(res, a[..., i].astype(acc))
+            return res
+        if n <= 128:
+            r = [a[..., j].astype(acc) for j in range(8)]
+            i = 8
+            while i < n - n % 8:
+                r = [add(r[j], a[..., i + j].astype(acc)) for j in range(8)]
+                i += 8
+            res = add(add(add(r[0], r[1]), add(r[2], r[3])), add(add(r[4], r[5]), add(r[6], r[7])))
+            for k in range(i, n):
+                res = add(res, a[..., k].astype(acc))
+            return res
+        n2 = n // 2
+        n2 -= n2 % 8
+        return add(rec(a[..., :n2]), rec(a[..., n2:]))
+
+    with np.errstate(over="ignore"):
+        return rec(arr).astype(arr.dtype)
+
+
+def pairwise_depth(d: int) -> int:
+    """The longest chain of rounded additions that one term meets in ``np.sum`` of ``d`` terms.
+
+    Parameters
+    ----------
+    d : int
+        Number of terms, ``d >= 1``.
+
+    Returns
+    -------
+    int
+        :math:`k(d)`: every term is multiplied by at most :math:`k(d)` factors
+        :math:`(1 + \\delta)`, :math:`|\\delta| \\le \\rho`, on its way into the sum.
+
+    Raises
+    ------
+    ValueError
+        If ``d`` is not a positive integer.
+
+    Notes
+    -----
+    Following the order of :func:`pairwise_sum`: :math:`k(d) = d - 1` for :math:`d < 8`
+    (the first addition, to :math:`-0`, is exact); for :math:`8 \\le d \\le 128`, with
+    :math:`m = d - (d \\bmod 8)`, :math:`k(d) = (m/8 - 1) + 3 + (d \\bmod 8)`; beyond,
+    :math:`k(d) = 1 + \\max(k(d_1), k(d - d_1))` with :math:`d_1` the first half. Hence the
+    computed sum :math:`\\hat S` of :math:`x_1, \\dots, x_d` satisfies
+    (Higham, 2002, section 4.2)
+
+    .. math:: |\\hat S - S| \\le \\gamma_{k(d)} \\sum_i |x_i|, \\qquad
+              \\gamma_k = \\frac{k\\rho}{1 - k\\rho},
+
+    with :math:`k(d)` about :math:`\\log_2(d/128) + 18` for large :math:`d`: not
+    :math:`\\log_2 d`, and not :math:`d - 1`. See the chapter *LayerNorm in floating point*.
+
+    Examples
+    --------
+    >>> [pairwise_depth(d) for d in (4, 16, 128, 768, 4096)]
+    [3, 4, 18, 17, 23]
+    """
+    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1:
+        raise ValueError(f"d must be a positive integer; got d = {d!r}")
+    d = int(d)
+    if d < 8:
+        return d - 1
+    if d <= 128:
+        m = d - d % 8
+        return (m // 8 - 1) + 3 + d % 8
+    d1 = d // 2
+    d1 -= d1 % 8
+    return 1 + max(pairwise_depth(d1), pairwise_depth(d - d1))
+
+
+def round_bfloat16(x: ArrayLike) -> np.ndarray:
+    """Round to bfloat16 (8 significant bits), returned as float32; numpy has no bfloat16.
+
+    Parameters
+    ----------
+    x : array_like
+        Real values; they are first rounded to float32 (as frameworks do when casting).
+
+    Returns
+    -------
+    ndarray of float32
+        Every entry rounded to the nearest number with an 8-bit significand and float32's
+        exponent range, ties to the even significand; the result is exactly representable
+        in bfloat16.
+
+    Raises
+    ------
+    ValueError
+        If an entry is NaN or infinite, or rounds beyond bfloat16's largest finite number.
+
+    Notes
+    -----
+    bfloat16 keeps float32's sign and 8 exponent bits and the top 7 of its 23 fraction bits,
+    so rounding a float32 bit pattern :math:`b` to it adds
+    :math:`\\mathtt{0x7FFF} + (\\text{bit 16 of } b)` and clears the low 16 bits: the carry
+    rounds up exactly when the discarded half exceeds one half, or equals it and the kept
+    part is odd. Its unit roundoff is :math:`\\rho = 2^{-8}`. See the chapter *LayerNorm in
+    floating point*.
+
+    Examples
+    --------
+    >>> round_bfloat16([1 + 2**-8, 1 + 3 * 2**-8, 1 + 2**-7, 300.0]).tolist()
+    [1.0, 1.015625, 1.0078125, 300.0]
+    """
+    arr = _checks.real_array(x, "x")
+    with np.errstate(over="ignore"):
+        f32 = np.asarray(arr, dtype=np.float32)
+    _checks.finite(f32.astype(np.float64), "x rounded to float32")
+    bits = f32.view(np.uint32).astype(np.uint64)
+    # round to nearest, ties to even: add 0x7FFF plus the lowest kept bit, drop 16 bits
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    out = bits.astype(np.uint32).view(np.float32)
+    if not np.isfinite(out).all():
+        raise ValueError("x has an entry beyond bfloat16's largest finite number (about 3.39e38)")
+    return out

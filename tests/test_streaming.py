@@ -1,0 +1,313 @@
+"""Tests of lnbook.streaming: Welford's update, Chan's merge, the one-pass formula, numpy's sum.
+
+Each formula has three witnesses: the closed form (exact rational statistics), an independent
+computation (``np.sum``/``np.mean``, ``math.fsum``, lnbook.stats, lnbook.exact_core) and a hand
+example.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import lnbook
+from lnbook.streaming import (
+    chan_stats,
+    merge_stats,
+    one_pass_stats,
+    pairwise_depth,
+    pairwise_sum,
+    round_bfloat16,
+    welford,
+)
+
+RHO64 = 2.0**-53
+
+
+def exact_mean_var(z):
+    """Mean and population variance of the float64 values, as exact fractions."""
+    x = [Fraction(t) for t in np.asarray(z, dtype=np.float64).tolist()]
+    mu = sum(x, Fraction(0)) / len(x)
+    return mu, sum(((t - mu) ** 2 for t in x), Fraction(0)) / len(x)
+
+
+def rel_err(computed, exact):
+    return float(abs(Fraction(float(computed)) - exact) / exact)
+
+
+# --- hand examples -------------------------------------------------------------------------
+
+
+def test_welford_hand_example_step_by_step():
+    """(1,2,3,4): running means 1, 1.5, 2, 2.5 and sums of squares M = 0, 0.5, 2, 5."""
+    z = np.array([1.0, 2.0, 3.0, 4.0])
+    by_hand = [(1.0, 0.0), (1.5, 0.5), (2.0, 2.0), (2.5, 5.0)]
+    for k, (mu_k, m_k) in enumerate(by_hand, start=1):
+        mu, q = welford(z[:k])
+        assert float(mu) == mu_k and float(q) * k == m_k
+
+
+def test_merge_hand_example():
+    """(1,2) has (n, mu, q) = (2, 1.5, 0.25) and (3,4) has (2, 3.5, 0.25); the union is
+    (4, 2.5, 1.25): delta = 2 and n q = 0.5 + 0.5 + 4 * 4 / 4 = 5."""
+    n, mu, q = merge_stats((2, 1.5, 0.25), (2, 3.5, 0.25))
+    assert (int(n), float(mu), float(q)) == (4, 2.5, 1.25)
+
+
+def test_one_pass_hand_example_at_offset():
+    """(c+1, ..., c+4) at c = 1e9: the squares are about 1e18, where float64's spacing is 128,
+    so E[z^2] - E[z]^2 cannot return the true 1.25; the two-pass variance does."""
+    z = 1e9 + np.array([1.0, 2.0, 3.0, 4.0])
+    assert np.spacing((z * z).mean()) == 128.0
+    assert float(one_pass_stats(z)[1]) != 1.25
+    assert float(lnbook.stats(z)[1]) == 1.25 == float(welford(z)[1])
+
+
+def test_pairwise_depth_hand_values():
+    """k(d) by hand: d - 1 below 8; 16 numbers in 8 accumulators of 2: 1 + 3; 128: 15 + 3;
+    127: 14 + 3 + 7 (a tail of 7); 256 = 128 + 128: 1 + 18."""
+    assert [pairwise_depth(d) for d in (1, 2, 7)] == [0, 1, 6]
+    assert pairwise_depth(16) == 4 and pairwise_depth(128) == 18
+    assert pairwise_depth(127) == 24 and pairwise_depth(256) == 19
+
+
+# --- closed forms and exact references -----------------------------------------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 60), st.integers(0, 2**32 - 1), st.floats(-1e6, 1e6))
+def test_welford_and_chan_match_exact_statistics(d, seed, offset):
+    """Welford and the merged statistics agree with the exact mean and variance; the error
+    of the variance is at most a modest multiple of rho (|mu|/sigma + 1) times d."""
+    rng = np.random.default_rng(seed)
+    z = rng.standard_normal(d) + offset
+    mu_x, q_x = exact_mean_var(z)
+    for f in (welford, chan_stats):
+        mu, q = f(z)
+        assert abs(Fraction(float(mu)) - mu_x) <= 4 * d * RHO64 * (abs(mu_x) + 1)
+        if q_x > 0:
+            kappa = float(abs(mu_x)) / math.sqrt(float(q_x)) + 1
+            assert rel_err(q, q_x) <= 8 * d * RHO64 * kappa
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 40), st.integers(0, 2**32 - 1))
+def test_merge_is_the_statistics_of_the_union(d, seed):
+    """merge_stats of two parts equals lnbook.stats of the whole record (closed form)."""
+    rng = np.random.default_rng(seed)
+    z = rng.standard_normal(d) * 10 ** rng.uniform(-3, 3) + rng.normal() * 100
+    cut = int(rng.integers(1, d))
+    a, b = z[:cut], z[cut:]
+    n, mu, q = merge_stats((cut, *lnbook.stats(a)), (d - cut, *lnbook.stats(b)))
+    mu_ref, q_ref = lnbook.stats(z)
+    assert int(n) == d
+    assert np.isclose(mu, mu_ref, rtol=1e-13, atol=1e-13 * abs(mu_ref))
+    assert np.isclose(q, q_ref, rtol=1e-10)
+
+
+def test_merge_is_exact_in_rationals():
+    """The merge formula is an identity: with fractions, it reproduces the exact variance."""
+    rng = np.random.default_rng(3)
+    z = rng.standard_normal(9)
+    (mu_a, q_a), (mu_b, q_b) = exact_mean_var(z[:4]), exact_mean_var(z[4:])
+    delta = mu_b - mu_a
+    mu = mu_a + delta * Fraction(5, 9)
+    q = (4 * q_a + 5 * q_b + delta**2 * Fraction(4 * 5, 9)) / 9
+    assert (mu, q) == exact_mean_var(z)
+
+
+def test_chan_block_sizes():
+    """One block is Welford bit for bit; blocks of one feature are pure merges; both agree
+    with the two-pass statistics."""
+    rng = np.random.default_rng(4)
+    z = rng.standard_normal((3, 37)) + 5
+    assert all(np.array_equal(x, y) for x, y in zip(chan_stats(z, block=37), welford(z)))
+    for block in (1, 4, 16):
+        mu, q = chan_stats(z, block=block)
+        assert np.allclose(mu, lnbook.stats(z)[0], rtol=1e-14)
+        assert np.allclose(q, lnbook.stats(z)[1], rtol=1e-12)
+
+
+def test_formats_are_respected():
+    """float32 in, float32 arithmetic out; float16 likewise."""
+    z = np.arange(1.0, 9.0)
+    for dt in (np.float16, np.float32):
+        for f in (welford, chan_stats, one_pass_stats):
+            mu, q = f(z, dtype=dt)
+            assert mu.dtype == dt and q.dtype == dt and float(mu) == 4.5 and float(q) == 5.25
+
+
+def test_one_pass_is_the_literal_formula():
+    """one_pass_stats is mean(z*z) - mean(z)**2 computed by numpy, unclipped (may be < 0)."""
+    rng = np.random.default_rng(5)
+    z = (np.float32(0.01) * rng.standard_normal((40, 512), dtype=np.float32)) + np.float32(100)
+    mu, q = one_pass_stats(z, dtype=np.float32)
+    assert np.array_equal(q, (z * z).mean(-1) - z.mean(-1) ** 2)
+    assert (q < 0).any()
+
+
+def test_core_from_streaming_stats_against_exact_core():
+    """Unshifted records: a core built on Welford's or Chan's statistics is within a few ulps
+    of the correctly rounded core (lnbook.exact_core)."""
+    rng = np.random.default_rng(6)
+    z = rng.standard_normal((4, 64))
+    exact = lnbook.exact_core(z, eps=1e-5)
+    for f in (welford, chan_stats):
+        mu, q = f(z)
+        u = (z - mu[:, None]) / np.sqrt(q[:, None] + 1e-5)
+        assert float(lnbook.ulp_error(u, exact).max()) <= 4
+
+
+def test_welford_beats_one_pass_on_offset_data():
+    """At |mu|/sigma = 1e6 the one-pass error is of order 1e12 rho, Welford's of order 1e6 rho."""
+    rng = np.random.default_rng(7)
+    z = rng.standard_normal(256) + 1e6
+    _, q_x = exact_mean_var(z)
+    assert rel_err(welford(z)[1], q_x) < 1e-9 < 1e-6 < rel_err(one_pass_stats(z)[1], q_x)
+
+
+# --- numpy's summation order --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_pairwise_sum_is_np_sum_bit_for_bit(dtype):
+    """The emulated order reproduces np.sum and np.mean (times d) along the last axis exactly."""
+    rng = np.random.default_rng(8)
+    for d in list(range(1, 140)) + [255, 256, 257, 768, 1000, 4096]:
+        x = (rng.standard_normal((2, d)) * 10 ** rng.uniform(-2, 2, (2, d))).astype(dtype)
+        x = x + dtype(100)
+        if dtype is np.float16:  # keep the sums of 4096 terms below float16's maximum 65504
+            x = x / dtype(100)
+        assert np.array_equal(pairwise_sum(x), np.sum(x, axis=-1)), d
+        if dtype is np.float64:
+            assert np.array_equal(pairwise_sum(x) / d, np.mean(x, axis=-1)), d
+
+
+def _count_depth(d):
+    """Independent count: add sets of term indices along numpy's order, track roundings."""
+    depth = np.zeros(d, dtype=int)
+
+    def rec(lo, n):
+        if n < 8:
+            members = []
+            for i in range(lo, lo + n):
+                if members:  # -0.0 + x is exact; later additions round
+                    depth[members + [i]] += 1
+                members.append(i)
+            return members
+        if n <= 128:
+            r = [[lo + j] for j in range(8)]
+            i = 8
+            while i < n - n % 8:
+                for j in range(8):
+                    r[j] = r[j] + [lo + i + j]
+                    depth[r[j]] += 1
+                i += 8
+            pairs = [r[0] + r[1], r[2] + r[3], r[4] + r[5], r[6] + r[7]]
+            quads = [pairs[0] + pairs[1], pairs[2] + pairs[3]]
+            for group in pairs + quads + [quads[0] + quads[1]]:
+                depth[group] += 1
+            res = quads[0] + quads[1]
+            for k in range(i, n):
+                res = res + [lo + k]
+                depth[res] += 1
+            return res
+        n2 = n // 2 - (n // 2) % 8
+        both = rec(lo, n2) + rec(lo + n2, n - n2)
+        depth[both] += 1
+        return both
+
+    rec(0, d)
+    return int(depth.max())
+
+
+def test_pairwise_depth_by_counting():
+    """k(d) equals the longest chain counted term by term along numpy's order."""
+    for d in list(range(1, 300)) + [768, 1000, 4096, 5000]:
+        assert pairwise_depth(d) == _count_depth(d), d
+
+
+def test_pairwise_bound_holds_and_is_not_log2_d():
+    """|sum - exact| <= gamma_k sum |x| with k = pairwise_depth(d) (math.fsum is exact-rounded);
+    for d = 768 the depth is 17, above log2(768) = 9.6."""
+    rng = np.random.default_rng(9)
+    for d in (8, 100, 768, 4096):
+        k = pairwise_depth(d)
+        gamma = k * RHO64 / (1 - k * RHO64)
+        for _ in range(20):
+            x = rng.standard_normal(d) * 10 ** rng.uniform(-5, 5, d)
+            exact = Fraction(0)
+            for t in x.tolist():
+                exact += Fraction(t)
+            err = abs(Fraction(float(np.sum(x))) - exact)
+            assert err <= Fraction(gamma) * Fraction(math.fsum(np.abs(x)))
+    assert pairwise_depth(768) == 17 > math.log2(768)
+
+
+# --- bfloat16 ------------------------------------------------------------------------------
+
+
+def test_round_bfloat16_hand_examples():
+    """Near 1 the bfloat16 spacing is 2^-7: 1 + 2^-8 is a tie and goes to the even 1;
+    1 + 3*2^-8 is a tie between 1 + 2^-7 (odd) and 1 + 2^-6 (even); 300 = 256 + 32 + 8 + 4 has
+    8 significant bits and stays."""
+    got = round_bfloat16([1 + 2**-8, 1 + 3 * 2**-8, 1 + 2**-8 + 2**-12, 300.0, -300.0])
+    assert got.dtype == np.float32
+    assert got.tolist() == [1.0, 1 + 2**-6, 1 + 2**-7, 300.0, -300.0]
+
+
+def test_round_bfloat16_is_nearest_with_8_bits():
+    """Closed form: the result has at most 8 significant bits and is within half a spacing,
+    2^(e - 8) for x in [2^e, 2^(e+1)), of the float32 input."""
+    rng = np.random.default_rng(10)
+    x = (rng.standard_normal(10000) * 10.0 ** rng.integers(-30, 30, 10000)).astype(np.float32)
+    r = round_bfloat16(x).astype(np.float64)
+    m, e = np.frexp(r)  # r = m 2^e, 0.5 <= |m| < 1
+    assert np.array_equal(m * 2**8, np.round(m * 2**8))
+    half = np.ldexp(1.0, np.frexp(x.astype(np.float64))[1] - 9)
+    assert (np.abs(r - x) <= half).all()
+
+
+def test_round_bfloat16_against_torch():
+    """Peer: torch's float32 -> bfloat16 cast rounds the same way, bit for bit."""
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed; peer test skipped")
+    rng = np.random.default_rng(11)
+    x = (rng.standard_normal(20000) * 10.0 ** rng.integers(-20, 20, 20000)).astype(np.float32)
+    x[:4] = [1 + 2**-8, 1 + 3 * 2**-8, -(1 + 2**-8), 2**-130]  # ties and a subnormal
+    theirs = torch.from_numpy(x).to(torch.bfloat16).to(torch.float32).numpy()
+    assert np.array_equal(round_bfloat16(x), theirs)
+
+
+# --- bad input ----------------------------------------------------------------------------
+
+
+def test_bad_input_raises():
+    with pytest.raises(ValueError, match="empty feature axis"):
+        welford(np.zeros((3, 0)))
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        chan_stats([1.0, np.nan])
+    with pytest.raises(ValueError, match=r"not finite in float16|NaN or infinite"):
+        welford([1e6, 2.0], dtype=np.float16)
+    with pytest.raises(TypeError, match="dtype must be float16, float32 or float64"):
+        welford([1.0, 2.0], dtype=np.int64)
+    with pytest.raises(ValueError, match="block must be a positive integer"):
+        chan_stats([1.0, 2.0], block=0)
+    with pytest.raises(ValueError, match="count n must be a positive integer"):
+        merge_stats((0, 1.0, 0.0), (1, 2.0, 0.0))
+    with pytest.raises(ValueError, match="variance q must be non-negative"):
+        merge_stats((1, 1.0, -1.0), (1, 2.0, 0.0))
+    with pytest.raises(ValueError, match=r"must be a tuple \(n, mu, q\)"):
+        merge_stats((1, 1.0), (1, 2.0, 0.0))
+    with pytest.raises(ValueError, match="d must be a positive integer"):
+        pairwise_depth(0)
+    with pytest.raises(ValueError, match="must have shape"):
+        pairwise_sum(3.0)
+    with pytest.raises(ValueError, match="beyond bfloat16's largest"):
+        round_bfloat16([3.4e38])
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        round_bfloat16([1.0, np.inf])
