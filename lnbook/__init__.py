@@ -11,6 +11,15 @@ from .derivatives import input_grad, jacobian, jacobian_eigenvalues, param_grads
 from .normalize import EPS, core, layer_norm, normalized_variance, stats
 from .reference import exact_core, offset_errors, ulp_error
 from .sensitivity import amplification, lipschitz_bound, operator_norm, response, response_slope
+# --- H-new: residual stacks and RMSNorm's Jacobian (chapter ch-transformer) ---
+from .residual import (
+    init_blocks,
+    layer_gradient_norms,
+    residual_backward,
+    residual_forward,
+    rms_jacobian,
+)
+# --- end H-new ---
 from .variants import (
     CONVENTIONS,
     Convention,
@@ -49,6 +58,13 @@ __all__ = [
     "record_audit",
     "wrong_axis_layer_norm",
     "central_difference_jacobian",
+    # --- H-new ---
+    "init_blocks",
+    "residual_forward",
+    "residual_backward",
+    "layer_gradient_norms",
+    "rms_jacobian",
+    # --- end H-new ---
 ]
 
 __version__ = "0.1.0"

@@ -360,3 +360,67 @@ def plot_eps_placement(z: ArrayLike = (1.0, 2.0, 3.0, 4.0),
            title=f"z = {tuple(z.tolist())} scaled down")
     ax.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), fontsize="small")
     return ax
+
+
+# --- geometry and transformer figures (H-new) ---
+
+
+def _mean_gradient_norms(L: int, d: int, seeds: Sequence[int], placement: str, eps: float):
+    from .residual import layer_gradient_norms
+
+    return np.mean([layer_gradient_norms(L, d, placement=placement, seed=s, eps=eps)
+                    for s in seeds], axis=0)
+
+
+def plot_placement_gradients(depths: Sequence[int] = (2, 4, 8, 16, 32), d: int = 32,
+                             seeds: Sequence[int] = (0, 1, 2, 3), profile_depth: int = 16,
+                             eps: float = 1e-5, axes=None):
+    """Gradient norms ``||dl/dW2||_F`` at initialization, Pre-LN against Post-LN.
+
+    Parameters
+    ----------
+    depths : sequence of int
+        Depths ``L`` of the right panel.
+    d : int
+        Features of a record (hidden width ``2 d``, eight records).
+    seeds : sequence of int
+        Each seed is one initialization; the norms are averaged over them.
+    profile_depth : int
+        Depth of the left panel's per-block profile.
+    eps : float
+        Stabilizer of every LayerNorm.
+    axes : two matplotlib Axes, optional
+        Where to draw; new axes if omitted.
+
+    Returns
+    -------
+    (left, right) : matplotlib Axes
+        Left: norm in block ``l = 1 .. profile_depth``, one line per placement. Right: norm in
+        the last block against ``L`` (log-log), one line per placement, with a dotted
+        ``L^(-1/2)`` guide. Data from :func:`lnbook.layer_gradient_norms`. See the chapter
+        *LayerNorm inside a Transformer*.
+
+    Examples
+    --------
+    >>> left, right = plot_placement_gradients(depths=(2, 4), d=8, seeds=(0,), profile_depth=3)
+    >>> [len(line.get_xdata()) for line in left.lines]
+    [3, 3]
+    >>> plt.close(left.figure)
+    """
+    left, right = _axes(axes, 2, width=9.6)
+    depths = np.asarray(depths)
+    for placement, label in (("pre", "Pre-LN"), ("post", "Post-LN")):
+        profile = _mean_gradient_norms(profile_depth, d, seeds, placement, eps)
+        left.plot(np.arange(1, profile_depth + 1), profile, "o-", label=label)
+        last = [_mean_gradient_norms(int(L), d, seeds, placement, eps)[-1] for L in depths]
+        right.plot(depths, last, "o-", label=label)
+    first = right.lines[0].get_ydata()[0]
+    right.plot(depths, first * (depths / depths[0]) ** -0.5, ":", color="0.4", label="∝ L^(−1/2)")
+    left.set(xlabel="block l (input side first)", ylabel="‖∂ℓ/∂W2‖_F",
+             title=f"per block, L = {profile_depth}", ylim=(0, None))
+    right.set(xscale="log", yscale="log", xlabel="depth L", ylabel="‖∂ℓ/∂W2‖_F of block L",
+              title="last block against depth")
+    right.set_xticks(depths, [str(L) for L in depths])
+    left.legend(loc="lower left")
+    right.legend(loc="lower left")
+    return left, right
