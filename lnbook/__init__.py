@@ -11,7 +11,8 @@ from .derivatives import input_grad, jacobian, jacobian_eigenvalues, param_grads
 from .normalize import EPS, core, layer_norm, normalized_variance, stats
 from .reference import exact_core, offset_errors, ulp_error
 from .sensitivity import amplification, lipschitz_bound, operator_norm, response, response_slope
-# --- H-new: residual stacks and RMSNorm's Jacobian (chapter ch-transformer) ---
+# --- H-new: the geometric picture (ch-geometry); residual stacks and RMSNorm's Jacobian (ch-transformer) ---
+from .geometry import core_radius, plane_basis, radial_profile
 from .residual import (
     init_blocks,
     layer_gradient_norms,
@@ -59,6 +60,9 @@ __all__ = [
     "wrong_axis_layer_norm",
     "central_difference_jacobian",
     # --- H-new ---
+    "plane_basis",
+    "core_radius",
+    "radial_profile",
     "init_blocks",
     "residual_forward",
     "residual_backward",

@@ -424,3 +424,69 @@ def plot_placement_gradients(depths: Sequence[int] = (2, 4, 8, 16, 32), d: int =
     left.legend(loc="lower left")
     right.legend(loc="lower left")
     return left, right
+
+
+def plot_geometry_picture(z: ArrayLike | None = None, eps: float = 1.0,
+                          eps_values: Sequence[float] = (0.1, 1.0), axes=None):
+    """The core for ``d = 3`` as projection onto ``1^⊥`` followed by a radial map.
+
+    Parameters
+    ----------
+    z : (n, 3) array_like, optional
+        Records to draw (default: twelve seeded Gaussian records of varied size).
+    eps : float
+        Stabilizer of the left panel's cores.
+    eps_values : sequence of float
+        Stabilizers of the right panel's radial profiles.
+    axes : two matplotlib Axes, optional
+        Where to draw; new axes if omitted.
+
+    Returns
+    -------
+    (left, right) : matplotlib Axes
+        Left, in orthonormal coordinates of the plane ``1^⊥`` (:func:`lnbook.plane_basis`):
+        the projections ``v = P z`` (grey), the cores ``u_eps(z)`` (blue) and ``u_0(z)`` (red,
+        on the dashed circle of radius ``sqrt(3)``), each on the ray through its ``v``.
+        Right: the radial map ``rho -> rho / sqrt(rho**2/3 + eps)`` (:func:`lnbook.radial_profile`)
+        for each ``eps``, with the limit ``sqrt(3)`` dashed. See the chapter *The geometric
+        picture*.
+
+    Examples
+    --------
+    >>> left, right = plot_geometry_picture()
+    >>> len(left.collections), len(right.lines)
+    (3, 3)
+    >>> plt.close(left.figure)
+    """
+    from .geometry import plane_basis, radial_profile
+
+    left, right = _axes(axes, 2, width=9.6)
+    if z is None:
+        rng = np.random.default_rng(3)
+        z = rng.normal(size=(12, 3)) * np.linspace(0.3, 2.5, 12)[:, None] + 4.0
+    z = np.asarray(z, dtype=float)
+    Q = plane_basis(3)
+    # plane coordinates Q v, Q u_eps(z), Q u_0(z)
+    v, u_eps, u_0 = (w @ Q.T for w in (z - z.mean(axis=-1, keepdims=True), core(z, eps=eps),
+                                        core(z, eps=0.0)))
+    for a, b in zip(v, u_0):
+        far = a if a @ a > b @ b else b
+        left.plot([0, far[0]], [0, far[1]], color="0.85", linewidth=0.8, zorder=0)
+    angle = np.linspace(0, 2 * np.pi, 241)
+    left.plot(np.sqrt(3) * np.cos(angle), np.sqrt(3) * np.sin(angle), "--", color="0.4",
+              linewidth=1)
+    left.scatter(*v.T, color="0.5", s=14, label="v = Pz")
+    left.scatter(*u_eps.T, color="C0", s=18, label=f"u_ε(z), ε = {eps:g}")
+    left.scatter(*u_0.T, color="C3", s=18, label="u₀(z), on radius √3")
+    lim = max(2.2, float(np.abs(v).max()) * 1.05)
+    left.set(aspect="equal", xlim=(-lim, lim), ylim=(-lim, lim), xlabel="coordinate b₁·z",
+             ylabel="coordinate b₂·z", title="the plane ⊥ 1 of centered records (d = 3)")
+    left.legend(loc="upper left", fontsize="small")
+    rho = np.linspace(0, 6, 301)
+    for e in eps_values:
+        right.plot(rho, radial_profile(rho, 3, eps=e), label=f"ε = {e:g}")
+    right.axhline(np.sqrt(3), linestyle="--", color="0.4", linewidth=1, label="√3 (ε = 0)")
+    right.set(xlabel="‖v‖₂ = √(3q)", ylabel="‖u_ε‖₂", ylim=(0, 1.9),
+              title="the radial map: ρ ↦ ρ/√(ρ²/3 + ε)")
+    right.legend(loc="lower right")
+    return left, right
