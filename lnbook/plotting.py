@@ -33,6 +33,9 @@ __all__ = [
     "plot_core_bound",
     "plot_offset_error",
     "plot_eps_placement",
+    # H-new
+    "plot_placement_gradients",
+    "plot_geometry_picture",
 ]
 
 EPS_VALUES = (0.01, 0.1, 1.0)
