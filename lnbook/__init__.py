@@ -8,19 +8,17 @@ takes ``eps`` as a keyword (default ``1e-5``) and returns float64. Figures live 
 from .audit import central_difference_jacobian, record_audit, wrong_axis_layer_norm
 from .centering import centering_matrix, weighted_centering_matrix
 from .derivatives import input_grad, jacobian, jacobian_eigenvalues, param_grads
+from .geometry import core_radius, plane_basis, radial_profile  # H-new
 from .normalize import EPS, core, layer_norm, normalized_variance, stats
 from .reference import exact_core, offset_errors, ulp_error
-from .sensitivity import amplification, lipschitz_bound, operator_norm, response, response_slope
-# --- H-new: the geometric picture (ch-geometry); residual stacks and RMSNorm's Jacobian (ch-transformer) ---
-from .geometry import core_radius, plane_basis, radial_profile
-from .residual import (
+from .residual import (  # H-new
     init_blocks,
     layer_gradient_norms,
     residual_backward,
     residual_forward,
     rms_jacobian,
 )
-# --- end H-new ---
+from .sensitivity import amplification, lipschitz_bound, operator_norm, response, response_slope
 from .variants import (
     CONVENTIONS,
     Convention,
@@ -68,7 +66,6 @@ __all__ = [
     "residual_backward",
     "layer_gradient_norms",
     "rms_jacobian",
-    # --- end H-new ---
-]
+    ]
 
 __version__ = "0.1.0"

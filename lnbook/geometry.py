@@ -50,7 +50,9 @@ def plane_basis(d: int) -> np.ndarray:
            [ 1.,  1., -2.]])
     """
     if isinstance(d, bool) or not isinstance(d, numbers.Integral) or d < 2:
-        raise ValueError(f"d must be an integer >= 2 (the plane 1^⊥ is then nonzero); got d = {d!r}")
+        raise ValueError(
+            f"d must be an integer >= 2 (the plane 1^⊥ is then nonzero); got d = {d!r}"
+        )
     basis = np.zeros((d - 1, d))
     for k in range(1, d):
         # b_k = (1, ..., 1, -k, 0, ..., 0) / sqrt(k (k + 1))
@@ -82,7 +84,8 @@ def core_radius(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
 
     Notes
     -----
-    .. math:: \\lVert u_\\varepsilon(z)\\rVert_2 = \\frac{\\lVert v\\rVert_2}{\\sqrt{q+\\varepsilon}}
+    .. math:: \\lVert u_\\varepsilon(z)\\rVert_2
+              = \\frac{\\lVert v\\rVert_2}{\\sqrt{q+\\varepsilon}}
               = \\sqrt{\\frac{d\\,q}{q+\\varepsilon}}
 
     since :math:`\\lVert v\\rVert_2^2 = d q`. It is :math:`\\sqrt d` for ``eps = 0``, below it

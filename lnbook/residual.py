@@ -171,25 +171,27 @@ def residual_forward(x: ArrayLike, blocks: list[dict], *, placement: str = "pre"
     return _forward(x, blocks, placement, eps)[0]
 
 
-def _forward(x, blocks, placement, eps):
-    x = _checked(x, blocks, placement)
-    cache = []
+def _forward(x: ArrayLike, blocks: list[dict], placement: str,
+             eps: float) -> tuple[np.ndarray, list]:
+    """The stack's output and, per block, what the backward pass needs."""
+    xs = _checked(x, blocks, placement)
+    cache: list = []
     for p in blocks:
         if placement == "pre":
             # y = x + F(LN(x))
-            a = layer_norm(x, gamma=p["gamma"], beta=p["beta"], eps=eps)
+            a = layer_norm(xs, gamma=p["gamma"], beta=p["beta"], eps=eps)
             f, h = _mlp(a, p)
-            cache.append((x, a, h))
-            x = x + f
+            cache.append((xs, a, h))
+            xs = xs + f
         else:
             # y = LN(x + F(x))
-            f, h = _mlp(x, p)
-            cache.append((x, x + f, h))
-            x = layer_norm(x + f, gamma=p["gamma"], beta=p["beta"], eps=eps)
+            f, h = _mlp(xs, p)
+            cache.append((xs, xs + f, h))
+            xs = layer_norm(xs + f, gamma=p["gamma"], beta=p["beta"], eps=eps)
     if placement == "pre":
-        cache.append(x)
-        x = layer_norm(x, eps=eps)
-    return x, cache
+        cache.append(xs)
+        xs = layer_norm(xs, eps=eps)
+    return xs, cache
 
 
 def residual_backward(x: ArrayLike, blocks: list[dict], g: ArrayLike, *, placement: str = "pre",
@@ -232,26 +234,26 @@ def residual_backward(x: ArrayLike, blocks: list[dict], g: ArrayLike, *, placeme
     ((1, 4), ['W1', 'W2', 'b1', 'b2', 'beta', 'gamma'])
     """
     y, cache = _forward(x, blocks, placement, eps)
-    g = _checks.same_shape(g, y)
-    grads = [dict() for _ in blocks]
+    gy = _checks.same_shape(g, y)
+    grads: list[dict] = [{} for _ in blocks]
     if placement == "pre":
         # the final LayerNorm (unit gain, zero bias)
-        g = input_grad(cache[-1], g, eps=eps)
+        gy = input_grad(cache[-1], gy, eps=eps)
     for k in reversed(range(len(blocks))):
         p, gk = blocks[k], grads[k]
         if placement == "pre":
             xin, a, h = cache[k]
-            ga = _mlp_backward(a, h, g, p, gk)
+            ga = _mlp_backward(a, h, gy, p, gk)
             gk["gamma"], gk["beta"] = param_grads(xin, ga, eps=eps)
-            # dl/dx = g + J_LN^T dl/da
-            g = g + input_grad(xin, ga, eps=eps, gamma=p["gamma"])
+            # dl/dx = dl/dy + J_LN^T dl/da
+            gy = gy + input_grad(xin, ga, eps=eps, gamma=p["gamma"])
         else:
             xin, pre, h = cache[k]
-            gk["gamma"], gk["beta"] = param_grads(pre, g, eps=eps)
-            gp = input_grad(pre, g, eps=eps, gamma=p["gamma"])
+            gk["gamma"], gk["beta"] = param_grads(pre, gy, eps=eps)
+            gp = input_grad(pre, gy, eps=eps, gamma=p["gamma"])
             # dl/dx = dl/dp + DF^T dl/dp, p = x + F(x)
-            g = gp + _mlp_backward(xin, h, gp, p, gk)
-    return g, grads
+            gy = gp + _mlp_backward(xin, h, gp, p, gk)
+    return gy, grads
 
 
 def layer_gradient_norms(L: int, d: int = 64, m: int | None = None, T: int = 8, *,
