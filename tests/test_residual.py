@@ -150,3 +150,38 @@ def test_rms_jacobian_by_hand_and_layer_norm_link():
     v = z - z.mean(axis=-1, keepdims=True)
     np.testing.assert_allclose(rms_jacobian(v, eps=0.2) @ P, lnbook.jacobian(z, eps=0.2),
                                rtol=1e-13, atol=1e-15)
+
+
+def test_peer_pytorch_autograd_stack_and_rms_jacobian():
+    """Both placements' gradients and J_rms equal PyTorch autograd's (float64, F.layer_norm)."""
+    from conftest import torch_or_skip
+
+    torch = torch_or_skip()
+    F = torch.nn.functional
+    blocks = perturbed_blocks(L=3, d=5, m=7, seed=4)
+    rng = np.random.default_rng(8)
+    x, C, eps = rng.normal(size=(3, 5)), rng.normal(size=(3, 5)), 1e-3
+    for placement in ("pre", "post"):
+        params = [{k: torch.tensor(v, requires_grad=True) for k, v in p.items()} for p in blocks]
+        xt = torch.tensor(x, requires_grad=True)
+        h = xt
+        for p in params:
+            def mlp(a, p=p):
+                return torch.relu(a @ p["W1"].T + p["b1"]) @ p["W2"].T + p["b2"]
+            if placement == "pre":
+                h = h + mlp(F.layer_norm(h, (5,), p["gamma"], p["beta"], eps))
+            else:
+                h = F.layer_norm(h + mlp(h), (5,), p["gamma"], p["beta"], eps)
+        if placement == "pre":
+            h = F.layer_norm(h, (5,), eps=eps)
+        (h * torch.tensor(C)).sum().backward()
+        dx, grads = residual_backward(x, blocks, C, placement=placement, eps=eps)
+        np.testing.assert_allclose(dx, xt.grad.numpy(), rtol=1e-10, atol=1e-12)
+        for gk, p in zip(grads, params):
+            for key in p:
+                np.testing.assert_allclose(gk[key], p[key].grad.numpy(), rtol=1e-10,
+                                           atol=1e-12, err_msg=f"{placement} {key}")
+    z = torch.tensor(rng.normal(size=6))
+    peer = torch.autograd.functional.jacobian(
+        lambda t: t / torch.sqrt((t**2).mean() + 0.2), z).numpy()
+    np.testing.assert_allclose(rms_jacobian(z.numpy(), eps=0.2), peer, rtol=1e-12, atol=1e-15)
