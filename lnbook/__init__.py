@@ -16,10 +16,17 @@ from .derivatives import (
     jacobian_eigenvalues,
     param_grads,
 )
+from .geometry import core_radius, plane_basis, radial_profile
 from .normalize import EPS, core, layer_norm, normalized_variance, stats
 from .reference import exact_core, offset_errors, ulp_error
+from .residual import (
+    init_blocks,
+    layer_gradient_norms,
+    residual_backward,
+    residual_forward,
+    rms_jacobian,
+)
 from .sensitivity import amplification, lipschitz_bound, operator_norm, response, response_slope
-# --- streaming statistics (lnbook.streaming; chapter: LayerNorm in floating point) ---
 from .streaming import (
     chan_stats,
     merge_stats,
@@ -29,7 +36,6 @@ from .streaming import (
     round_bfloat16,
     welford,
 )
-# --- end streaming statistics ---
 from .variants import (
     CONVENTIONS,
     Convention,
@@ -69,7 +75,7 @@ __all__ = [
     "record_audit",
     "wrong_axis_layer_norm",
     "central_difference_jacobian",
-    # --- streaming statistics (lnbook.streaming) ---
+    # streaming statistics and summation order
     "welford",
     "merge_stats",
     "chan_stats",
@@ -77,7 +83,15 @@ __all__ = [
     "pairwise_sum",
     "pairwise_depth",
     "round_bfloat16",
-    # --- end streaming statistics ---
+    # geometry and the residual stack
+    "plane_basis",
+    "core_radius",
+    "radial_profile",
+    "init_blocks",
+    "residual_forward",
+    "residual_backward",
+    "layer_gradient_norms",
+    "rms_jacobian",
 ]
 
 __version__ = "0.1.0"

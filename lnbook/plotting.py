@@ -55,6 +55,8 @@ __all__ = [
     "plot_offset_error",
     "plot_eps_placement",
     "plot_benchmark_ratios",
+    "plot_placement_gradients",
+    "plot_geometry_picture",
 ]
 
 #: Okabe & Ito's colour-blind-safe palette (blue, vermillion, bluish green, reddish purple,
@@ -598,3 +600,133 @@ def plot_benchmark_ratios(results: dict, ax=None):
     _finish(ax)
     _legend(ax, ncols=3)
     return ax
+
+
+# --- geometry and transformer figures ---
+
+
+def _mean_gradient_norms(L: int, d: int, seeds: Sequence[int], placement: str, eps: float):
+    from .residual import layer_gradient_norms
+
+    return np.mean([layer_gradient_norms(L, d, placement=placement, seed=s, eps=eps)
+                    for s in seeds], axis=0)
+
+
+def plot_placement_gradients(depths: Sequence[int] = (2, 4, 8, 16, 32), d: int = 32,
+                             seeds: Sequence[int] = (0, 1, 2, 3), profile_depth: int = 16,
+                             eps: float = 1e-5, axes=None):
+    """Gradient norms ``||dl/dW2||_F`` at initialization, Pre-LN against Post-LN.
+
+    Parameters
+    ----------
+    depths : sequence of int
+        Depths ``L`` of the right panel.
+    d : int
+        Features of a record (hidden width ``2 d``, eight records).
+    seeds : sequence of int
+        Each seed is one initialization; the norms are averaged over them.
+    profile_depth : int
+        Depth of the left panel's per-block profile.
+    eps : float
+        Stabilizer of every LayerNorm.
+    axes : two matplotlib Axes, optional
+        Where to draw; new axes if omitted.
+
+    Returns
+    -------
+    (left, right) : matplotlib Axes
+        Left: norm in block ``l = 1 .. profile_depth``, one line per placement. Right: norm in
+        the last block against ``L`` (log-log), one line per placement, with a dotted
+        ``L^(-1/2)`` guide. Data from :func:`lnbook.layer_gradient_norms`. See the chapter
+        *LayerNorm inside a Transformer*.
+
+    Examples
+    --------
+    >>> left, right = plot_placement_gradients(depths=(2, 4), d=8, seeds=(0,), profile_depth=3)
+    >>> [len(line.get_xdata()) for line in left.lines]
+    [3, 3]
+    >>> plt.close(left.figure)
+    """
+    left, right = _axes(axes, 2, width=9.6)
+    depths = np.asarray(depths)
+    for placement, label in (("pre", "Pre-LN"), ("post", "Post-LN")):
+        profile = _mean_gradient_norms(profile_depth, d, seeds, placement, eps)
+        left.plot(np.arange(1, profile_depth + 1), profile, "o-", label=label)
+        last = [_mean_gradient_norms(int(L), d, seeds, placement, eps)[-1] for L in depths]
+        right.plot(depths, last, "o-", label=label)
+    first = right.lines[0].get_ydata()[0]
+    right.plot(depths, first * (depths / depths[0]) ** -0.5, ":", color="0.4", label="∝ L^(−1/2)")
+    left.set(xlabel="block l (input side first)", ylabel="‖∂ℓ/∂W2‖_F",
+             title=f"per block, L = {profile_depth}", ylim=(0, None))
+    right.set(xscale="log", yscale="log", xlabel="depth L", ylabel="‖∂ℓ/∂W2‖_F of block L",
+              title="last block against depth")
+    right.set_xticks(depths, [str(L) for L in depths])
+    left.legend(loc="lower left")
+    right.legend(loc="lower left")
+    return left, right
+
+
+def plot_geometry_picture(z: ArrayLike | None = None, eps: float = 1.0,
+                          eps_values: Sequence[float] = (0.1, 1.0), axes=None):
+    """The core for ``d = 3`` as projection onto ``1^⊥`` followed by a radial map.
+
+    Parameters
+    ----------
+    z : (n, 3) array_like, optional
+        Records to draw (default: twelve seeded Gaussian records of varied size).
+    eps : float
+        Stabilizer of the left panel's cores.
+    eps_values : sequence of float
+        Stabilizers of the right panel's radial profiles.
+    axes : two matplotlib Axes, optional
+        Where to draw; new axes if omitted.
+
+    Returns
+    -------
+    (left, right) : matplotlib Axes
+        Left, in orthonormal coordinates of the plane ``1^⊥`` (:func:`lnbook.plane_basis`):
+        the projections ``v = P z`` (grey), the cores ``u_eps(z)`` (blue) and ``u_0(z)`` (red,
+        on the dashed circle of radius ``sqrt(3)``), each on the ray through its ``v``.
+        Right: the radial map ``rho -> rho / sqrt(rho**2/3 + eps)`` (:func:`lnbook.radial_profile`)
+        for each ``eps``, with the limit ``sqrt(3)`` dashed. See the chapter *The geometric
+        picture*.
+
+    Examples
+    --------
+    >>> left, right = plot_geometry_picture()
+    >>> len(left.collections), len(right.lines)
+    (3, 3)
+    >>> plt.close(left.figure)
+    """
+    from .geometry import plane_basis, radial_profile
+
+    left, right = _axes(axes, 2, width=9.6)
+    if z is None:
+        rng = np.random.default_rng(3)
+        z = rng.normal(size=(12, 3)) * np.linspace(0.3, 2.5, 12)[:, None] + 4.0
+    z = np.asarray(z, dtype=float)
+    Q = plane_basis(3)
+    # plane coordinates Q v, Q u_eps(z), Q u_0(z)
+    v, u_eps, u_0 = (w @ Q.T for w in (z - z.mean(axis=-1, keepdims=True), core(z, eps=eps),
+                                        core(z, eps=0.0)))
+    for a, b in zip(v, u_0):
+        far = a if a @ a > b @ b else b
+        left.plot([0, far[0]], [0, far[1]], color="0.85", linewidth=0.8, zorder=0)
+    angle = np.linspace(0, 2 * np.pi, 241)
+    left.plot(np.sqrt(3) * np.cos(angle), np.sqrt(3) * np.sin(angle), "--", color="0.4",
+              linewidth=1)
+    left.scatter(*v.T, color="0.5", s=14, label="v = Pz")
+    left.scatter(*u_eps.T, color="C0", s=18, label=f"u_ε(z), ε = {eps:g}")
+    left.scatter(*u_0.T, color="C3", s=18, label="u₀(z), on radius √3")
+    lim = max(2.2, float(np.abs(v).max()) * 1.05)
+    left.set(aspect="equal", xlim=(-lim, lim), ylim=(-lim, lim), xlabel="coordinate b₁·z",
+             ylabel="coordinate b₂·z", title="the plane ⊥ 1 of centered records (d = 3)")
+    left.legend(loc="upper left", fontsize="small")
+    rho = np.linspace(0, 6, 301)
+    for e in eps_values:
+        right.plot(rho, radial_profile(rho, 3, eps=e), label=f"ε = {e:g}")
+    right.axhline(np.sqrt(3), linestyle="--", color="0.4", linewidth=1, label="√3 (ε = 0)")
+    right.set(xlabel="‖v‖₂ = √(3q)", ylabel="‖u_ε‖₂", ylim=(0, 1.9),
+              title="the radial map: ρ ↦ ρ/√(ρ²/3 + ε)")
+    right.legend(loc="lower right")
+    return left, right

@@ -1,0 +1,148 @@
+"""The geometric picture: centering projects onto the plane 1^⊥, a radial map sets the length.
+
+``u_eps(z) = v / s`` with ``v = P z`` splits into the orthogonal projection ``P`` onto the
+hyperplane of centered records and a map of that plane into itself that keeps every direction
+and sends a vector of length ``rho`` to length ``rho / sqrt(rho**2 / d + eps)``. These helpers
+return the numbers of that picture; the chapter *The geometric picture* draws them.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from . import _checks
+from .normalize import EPS, stats
+
+__all__ = ["plane_basis", "core_radius", "radial_profile"]
+
+
+def plane_basis(d: int) -> np.ndarray:
+    """An orthonormal basis of the hyperplane ``1^⊥`` of centered records (Helmert's).
+
+    Parameters
+    ----------
+    d : int
+        Number of features, ``d >= 2``.
+
+    Returns
+    -------
+    (d - 1, d) ndarray
+        Row ``k`` is ``(1, ..., 1, -k, 0, ..., 0) / sqrt(k (k + 1))`` with ``k`` ones.
+
+    Raises
+    ------
+    ValueError
+        If ``d`` is not an integer ``>= 2``.
+
+    Notes
+    -----
+    The rows ``b_k`` satisfy ``b_k · 1 = 0`` and ``b_j · b_k = δ_jk``, so ``Q = basis`` gives
+    ``Q^T Q = P`` and ``Q P z`` are the plane coordinates of a record. See the chapter
+    *The geometric picture*.
+
+    Examples
+    --------
+    >>> (plane_basis(3) * np.array([[2 ** 0.5], [6 ** 0.5]])).round(12) + 0.0
+    array([[ 1., -1.,  0.],
+           [ 1.,  1., -2.]])
+    """
+    if isinstance(d, bool) or not isinstance(d, numbers.Integral) or d < 2:
+        raise ValueError(
+            f"d must be an integer >= 2 (the plane 1^⊥ is then nonzero); got d = {d!r}"
+        )
+    basis = np.zeros((d - 1, d))
+    for k in range(1, d):
+        # b_k = (1, ..., 1, -k, 0, ..., 0) / sqrt(k (k + 1))
+        basis[k - 1, :k] = 1.0
+        basis[k - 1, k] = -k
+        basis[k - 1] /= np.sqrt(k * (k + 1))
+    return basis
+
+
+def core_radius(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
+    """Length of the core, ``||u_eps(z)||_2 = sqrt(d q / (q + eps))``, in closed form.
+
+    Parameters
+    ----------
+    z : (d,) or (..., d) array_like
+        Records along the last axis.
+    eps : float, optional
+        Stabilizer.
+
+    Returns
+    -------
+    (...) ndarray
+        The radius of the sphere in ``1^⊥`` on which the core of each record lies.
+
+    Raises
+    ------
+    ValueError
+        If ``eps == 0`` and a record is constant (``0/0``), or as for :func:`lnbook.core`.
+
+    Notes
+    -----
+    .. math:: \\lVert u_\\varepsilon(z)\\rVert_2
+              = \\frac{\\lVert v\\rVert_2}{\\sqrt{q+\\varepsilon}}
+              = \\sqrt{\\frac{d\\,q}{q+\\varepsilon}}
+
+    since :math:`\\lVert v\\rVert_2^2 = d q`. It is :math:`\\sqrt d` for ``eps = 0``, below it
+    for ``eps > 0``, and depends on ``z`` only through ``q / eps``.
+
+    Examples
+    --------
+    >>> round(float(core_radius([1.0, 2.0, 3.0], eps=0) ** 2), 12)
+    3.0
+    >>> round(float(core_radius([1.0, 2.0, 3.0], eps=2 / 3) ** 2), 12)  # q = eps: half of d
+    1.5
+    """
+    eps = _checks.eps_value(eps)
+    z = _checks.records(z)
+    d = z.shape[-1]
+    _, q = stats(z)
+    if eps == 0 and (q == 0).any():
+        raise ValueError("eps = 0 with a constant record: its core is 0/0; use eps > 0")
+    # |u| = sqrt(d q / (q + eps))
+    return np.sqrt(d * q / (q + eps))
+
+
+def radial_profile(rho: ArrayLike, d: int, *, eps: float = EPS) -> np.ndarray:
+    """The radial map of the plane: a centered vector of length ``rho`` goes to this length.
+
+    Parameters
+    ----------
+    rho : array_like
+        Lengths ``||v||_2 >= 0`` of centered records.
+    d : int
+        Number of features.
+    eps : float, optional
+        Stabilizer.
+
+    Returns
+    -------
+    ndarray, shape of ``rho``
+        ``rho / sqrt(rho**2 / d + eps)``; increasing, with limit ``sqrt(d)``; slope at
+        ``rho`` equal to the radial eigenvalue ``eps / s**3``, ``s**2 = rho**2 / d + eps``.
+
+    Raises
+    ------
+    ValueError
+        If a length is negative, ``d < 1``, or ``eps == 0`` with ``rho == 0``.
+
+    Examples
+    --------
+    >>> radial_profile([0.0, 3.0], 3, eps=1.0)  # s = 2 at rho = 3
+    array([0. , 1.5])
+    """
+    rho = _checks.real_array(rho, "rho")
+    eps = _checks.eps_value(eps)
+    if isinstance(d, bool) or not isinstance(d, numbers.Integral) or d < 1:
+        raise ValueError(f"d must be a positive integer; got d = {d!r}")
+    if (rho < 0).any():
+        raise ValueError(f"lengths rho must be non-negative; got min(rho) = {float(rho.min())!r}")
+    if eps == 0 and (rho == 0).any():
+        raise ValueError("eps = 0 with rho = 0: the radial map is 0/0 there; use eps > 0")
+    # rho -> rho / sqrt(rho^2 / d + eps)
+    return rho / np.sqrt(rho**2 / d + eps)

@@ -1,0 +1,345 @@
+"""LayerNorm inside a residual stack: Pre-LN and Post-LN blocks, forward and backward.
+
+A block maps a batch of records ``x`` (features on the last axis) to
+
+* Pre-LN:  ``y = x + F(LN(x))``, with one more LayerNorm after the last block;
+* Post-LN: ``y = LN(x + F(x))``;
+
+where ``F(a) = W2 relu(W1 a + b1) + b2`` is a two-layer perceptron and ``LN`` is the full
+layer ``gamma ⊙ u_eps + beta``. The backward pass uses :func:`lnbook.input_grad` and
+:func:`lnbook.param_grads` for every LayerNorm, so the gradients are the book's own. Also here:
+RMSNorm's input Jacobian, :func:`rms_jacobian`, set beside LayerNorm's in the chapter
+*LayerNorm inside a Transformer*.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from . import _checks
+from .derivatives import input_grad, param_grads
+from .normalize import EPS, layer_norm
+
+__all__ = [
+    "PLACEMENTS",
+    "init_blocks",
+    "residual_forward",
+    "residual_backward",
+    "layer_gradient_norms",
+    "rms_jacobian",
+]
+
+PLACEMENTS = ("pre", "post")
+_KEYS = ("W1", "b1", "W2", "b2", "gamma", "beta")
+
+
+def _count(n: int, name: str) -> int:
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
+        raise ValueError(f"{name} must be a positive integer; got {name} = {n!r}")
+    return int(n)
+
+
+def init_blocks(L: int, d: int, m: int | None = None, *, seed: int = 0) -> list[dict]:
+    """Parameters of ``L`` residual blocks at a seeded Gaussian initialization.
+
+    Parameters
+    ----------
+    L : int
+        Number of blocks (the depth).
+    d : int
+        Number of features of a record.
+    m : int, optional
+        Hidden width of each perceptron ``F`` (default ``2 d``).
+    seed : int, optional
+        Seed of ``numpy.random.default_rng``.
+
+    Returns
+    -------
+    list of dict
+        One dict per block with ``W1 (m, d)``, ``b1 (m,)``, ``W2 (d, m)``, ``b2 (d,)``,
+        ``gamma (d,)``, ``beta (d,)``.
+
+    Raises
+    ------
+    ValueError
+        If ``L``, ``d`` or ``m`` is not a positive integer.
+
+    Notes
+    -----
+    Weights are drawn with variance ``1 / fan_in`` (``W1 ~ N(0, 1/d)``, ``W2 ~ N(0, 1/m)``);
+    biases start at 0, gains at 1, as PyTorch initializes a LayerNorm.
+
+    Examples
+    --------
+    >>> blocks = init_blocks(2, 4, 6, seed=0)
+    >>> len(blocks), blocks[0]["W1"].shape, blocks[0]["W2"].shape
+    (2, (6, 4), (4, 6))
+    """
+    L, d = _count(L, "L"), _count(d, "d")
+    m = 2 * d if m is None else _count(m, "m")
+    rng = np.random.default_rng(seed)
+    blocks = []
+    for _ in range(L):
+        blocks.append({
+            # W1 ~ N(0, 1/d), W2 ~ N(0, 1/m)
+            "W1": rng.normal(scale=d**-0.5, size=(m, d)),
+            "b1": np.zeros(m),
+            "W2": rng.normal(scale=m**-0.5, size=(d, m)),
+            "b2": np.zeros(d),
+            "gamma": np.ones(d),
+            "beta": np.zeros(d),
+        })
+    return blocks
+
+
+def _checked(x: ArrayLike, blocks: list[dict], placement: str) -> np.ndarray:
+    if placement not in PLACEMENTS:
+        raise ValueError(f"placement must be one of {PLACEMENTS}; got placement = {placement!r}")
+    x = _checks.records(x, "x")
+    if not isinstance(blocks, (list, tuple)) or not blocks:
+        raise ValueError("blocks must be a non-empty list of parameter dicts (see init_blocks)")
+    d = x.shape[-1]
+    for k, p in enumerate(blocks):
+        missing = [key for key in _KEYS if key not in p]
+        if missing:
+            raise ValueError(f"block {k} lacks the parameters {missing}")
+        m = np.shape(p["W1"])[0] if np.ndim(p["W1"]) == 2 else -1
+        shapes = {"W1": (m, d), "b1": (m,), "W2": (d, m), "b2": (d,), "gamma": (d,), "beta": (d,)}
+        for key, shape in shapes.items():
+            if np.shape(p[key]) != shape:
+                raise ValueError(f"block {k}: {key} must have shape {shape} for d = {d}; "
+                                 f"got shape {np.shape(p[key])}")
+    return x
+
+
+def _mlp(a: np.ndarray, p: dict) -> tuple[np.ndarray, np.ndarray]:
+    # h = W1 a + b1,  F(a) = W2 relu(h) + b2
+    h = a @ p["W1"].T + p["b1"]
+    return np.maximum(h, 0.0) @ p["W2"].T + p["b2"], h
+
+
+def _mlp_backward(a: np.ndarray, h: np.ndarray, gf: np.ndarray, p: dict, grads: dict) -> np.ndarray:
+    """Accumulate ``F``'s parameter gradients into ``grads``; return ``dl/da``."""
+    lead = tuple(range(a.ndim - 1))
+    r = np.maximum(h, 0.0)
+    # dl/dW2 = sum_records gf r^T,  dl/db2 = sum gf
+    grads["W2"] = np.tensordot(gf, r, axes=(lead, lead))
+    grads["b2"] = gf.sum(axis=lead)
+    # dl/dh = (W2^T gf) ⊙ [h > 0]
+    gh = (gf @ p["W2"]) * (h > 0)
+    grads["W1"] = np.tensordot(gh, a, axes=(lead, lead))
+    grads["b1"] = gh.sum(axis=lead)
+    # dl/da = W1^T gh
+    return gh @ p["W1"]
+
+
+def residual_forward(x: ArrayLike, blocks: list[dict], *, placement: str = "pre",
+                     eps: float = EPS) -> np.ndarray:
+    """Output of a stack of residual blocks with LayerNorm before (Pre-LN) or after (Post-LN).
+
+    Parameters
+    ----------
+    x : (d,) or (..., d) array_like
+        Input records.
+    blocks : list of dict
+        Parameters, as :func:`init_blocks` returns them.
+    placement : {"pre", "post"}, optional
+        ``"pre"``: ``x <- x + F(LN(x))`` per block, then a final ``u_eps`` (unit gain, zero bias).
+        ``"post"``: ``x <- LN(x + F(x))`` per block.
+    eps : float, optional
+        Stabilizer of every LayerNorm.
+
+    Returns
+    -------
+    ndarray, shape of ``x``
+
+    Raises
+    ------
+    ValueError
+        For an unknown placement, a malformed block, or bad ``x``/``eps``.
+
+    Examples
+    --------
+    >>> blocks = init_blocks(3, 4, seed=1)
+    >>> y = residual_forward([[1.0, 2.0, 3.0, 4.0]], blocks, placement="post", eps=1e-5)
+    >>> bool(abs(y.mean()) < 1e-12), round(float((y**2).mean()), 4)
+    (True, 1.0)
+    """
+    return _forward(x, blocks, placement, eps)[0]
+
+
+def _forward(x: ArrayLike, blocks: list[dict], placement: str,
+             eps: float) -> tuple[np.ndarray, list]:
+    """The stack's output and, per block, what the backward pass needs."""
+    xs = _checked(x, blocks, placement)
+    cache: list = []
+    for p in blocks:
+        if placement == "pre":
+            # y = x + F(LN(x))
+            a = layer_norm(xs, gamma=p["gamma"], beta=p["beta"], eps=eps)
+            f, h = _mlp(a, p)
+            cache.append((xs, a, h))
+            xs = xs + f
+        else:
+            # y = LN(x + F(x))
+            f, h = _mlp(xs, p)
+            cache.append((xs, xs + f, h))
+            xs = layer_norm(xs + f, gamma=p["gamma"], beta=p["beta"], eps=eps)
+    if placement == "pre":
+        cache.append(xs)
+        xs = layer_norm(xs, eps=eps)
+    return xs, cache
+
+
+def residual_backward(x: ArrayLike, blocks: list[dict], g: ArrayLike, *, placement: str = "pre",
+                      eps: float = EPS) -> tuple[np.ndarray, list[dict]]:
+    """Gradients of a scalar loss through the stack of :func:`residual_forward`.
+
+    Parameters
+    ----------
+    x : (d,) or (..., d) array_like
+        Input records.
+    blocks : list of dict
+        Parameters, as :func:`init_blocks` returns them.
+    g : array_like, shape of ``x``
+        Upstream gradient ``dl/dy`` of the stack's output.
+    placement : {"pre", "post"}, optional
+        As for :func:`residual_forward`.
+    eps : float, optional
+        Stabilizer of every LayerNorm.
+
+    Returns
+    -------
+    dx : ndarray, shape of ``x``
+        ``dl/dx``.
+    grads : list of dict
+        Per block, the gradient of every parameter (same keys and shapes as ``blocks``),
+        summed over records.
+
+    Notes
+    -----
+    Every LayerNorm is differentiated by :func:`lnbook.input_grad` (input) and
+    :func:`lnbook.param_grads` (gain and bias); the residual connection adds the identity:
+    Pre-LN ``dl/dx = dl/dy + J_LN^T (dl/da)``, Post-LN ``dl/dx = (I + DF^T) J_LN^T dl/dy``.
+
+    Examples
+    --------
+    >>> blocks = init_blocks(2, 4, seed=1)
+    >>> x = [[1.0, 2.0, 3.0, 4.0]]
+    >>> dx, grads = residual_backward(x, blocks, [[1.0, 0.0, 0.0, 0.0]], placement="pre")
+    >>> dx.shape, sorted(grads[0])
+    ((1, 4), ['W1', 'W2', 'b1', 'b2', 'beta', 'gamma'])
+    """
+    y, cache = _forward(x, blocks, placement, eps)
+    gy = _checks.same_shape(g, y)
+    grads: list[dict] = [{} for _ in blocks]
+    if placement == "pre":
+        # the final LayerNorm (unit gain, zero bias)
+        gy = input_grad(cache[-1], gy, eps=eps)
+    for k in reversed(range(len(blocks))):
+        p, gk = blocks[k], grads[k]
+        if placement == "pre":
+            xin, a, h = cache[k]
+            ga = _mlp_backward(a, h, gy, p, gk)
+            gk["gamma"], gk["beta"] = param_grads(xin, ga, eps=eps)
+            # dl/dx = dl/dy + J_LN^T dl/da
+            gy = gy + input_grad(xin, ga, eps=eps, gamma=p["gamma"])
+        else:
+            xin, pre, h = cache[k]
+            gk["gamma"], gk["beta"] = param_grads(pre, gy, eps=eps)
+            gp = input_grad(pre, gy, eps=eps, gamma=p["gamma"])
+            # dl/dx = dl/dp + DF^T dl/dp, p = x + F(x)
+            gy = gp + _mlp_backward(xin, h, gp, p, gk)
+    return gy, grads
+
+
+def layer_gradient_norms(L: int, d: int = 64, m: int | None = None, T: int = 8, *,
+                         placement: str = "pre", seed: int = 0, eps: float = EPS) -> np.ndarray:
+    """Norm of ``dl/dW2`` in every block of a freshly initialized stack.
+
+    Parameters
+    ----------
+    L : int
+        Depth (number of blocks).
+    d, m : int, optional
+        Features of a record and hidden width (default ``2 d``), as for :func:`init_blocks`.
+    T : int, optional
+        Number of records (tokens) in the input.
+    placement : {"pre", "post"}, optional
+        As for :func:`residual_forward`.
+    seed : int, optional
+        Seeds the blocks (``seed``), the input ``x ~ N(0, I)`` (``seed + 1``) and the loss
+        ``l = sum(C ⊙ y)`` with ``C ~ N(0, I)`` (``seed + 2``).
+    eps : float, optional
+        Stabilizer of every LayerNorm.
+
+    Returns
+    -------
+    (L,) ndarray
+        ``||dl/dW2||_F`` of block ``1 .. L`` (input side first).
+
+    Examples
+    --------
+    >>> layer_gradient_norms(3, 8, T=2, placement="post").shape
+    (3,)
+    """
+    L, d, T = _count(L, "L"), _count(d, "d"), _count(T, "T")
+    blocks = init_blocks(L, d, m, seed=seed)
+    x = np.random.default_rng(seed + 1).normal(size=(T, d))
+    # l = sum(C ⊙ y), so dl/dy = C
+    C = np.random.default_rng(seed + 2).normal(size=(T, d))
+    _, grads = residual_backward(x, blocks, C, placement=placement, eps=eps)
+    # ||dl/dW2||_F, summed in a fixed order (no BLAS)
+    return np.array([np.sqrt(np.sum(np.square(gk["W2"]).ravel())) for gk in grads])
+
+
+def rms_jacobian(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
+    """Input Jacobian of RMSNorm's core ``z / r``, ``r = sqrt((1/d)|z|^2 + eps)``.
+
+    Parameters
+    ----------
+    z : (d,) or (..., d) array_like
+        Records along the last axis.
+    eps : float, optional
+        Stabilizer inside the root.
+
+    Returns
+    -------
+    (..., d, d) ndarray
+        Symmetric; eigenvalue ``eps / r**3`` on ``z`` and ``1 / r`` on every ``w ⊥ z``.
+
+    Raises
+    ------
+    ValueError
+        If ``eps == 0`` and a record is all zeros, or as for :func:`lnbook.rms_norm`.
+
+    Notes
+    -----
+    .. math:: D\\Big(\\frac{z}{r}\\Big) = \\frac{I}{r} - \\frac{z z^\\top}{d\\, r^3},
+              \\qquad r = \\sqrt{\\tfrac1d \\lVert z\\rVert_2^2 + \\varepsilon}
+
+    LayerNorm's core is RMSNorm applied to the centered record, so its Jacobian is
+    ``rms_jacobian(P z) @ P``. See the chapter *LayerNorm inside a Transformer*.
+
+    Examples
+    --------
+    >>> rms_jacobian([3.0, 4.0], eps=0) * 12.5**1.5  # r^2 = 12.5; J z = 0 when eps = 0
+    array([[ 8. , -6. ],
+           [-6. ,  4.5]])
+    """
+    z = _checks.records(z)
+    eps = _checks.eps_value(eps)
+    d = z.shape[-1]
+    # r^2 = (1/d) |z|^2 + eps
+    with np.errstate(over="ignore"):
+        r2 = _checks.finite_result(np.square(z).mean(axis=-1) + eps, "the mean square of a record")
+    if (r2 == 0).any():
+        raise ValueError("eps = 0 with an all-zero record: its RMS is 0; use eps > 0")
+    r = np.sqrt(r2)[..., None, None]
+    # J = I / r - z z^T / (d r^3)
+    with np.errstate(all="ignore"):
+        J = np.eye(d) / r - z[..., :, None] * z[..., None, :] / (d * r**3)
+    return _checks.finite_result(J, "the RMSNorm Jacobian")

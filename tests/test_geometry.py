@@ -1,0 +1,93 @@
+"""Tests of lnbook.geometry: the plane 1^⊥, the radius of the core, the radial map."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+import lnbook  # noqa: E402
+from lnbook import plotting  # noqa: E402
+from lnbook.geometry import core_radius, plane_basis, radial_profile  # noqa: E402
+
+
+@pytest.mark.parametrize("d", [2, 3, 5, 9])
+def test_plane_basis_is_orthonormal_and_spans_the_centered_records(d):
+    """Rows are orthonormal, orthogonal to 1, and Q^T Q = P."""
+    Q = plane_basis(d)
+    np.testing.assert_allclose(Q @ Q.T, np.eye(d - 1), atol=1e-15)
+    np.testing.assert_allclose(Q @ np.ones(d), 0, atol=1e-15)
+    np.testing.assert_allclose(Q.T @ Q, lnbook.centering_matrix(d), atol=1e-15)
+
+
+def test_plane_basis_by_hand():
+    """d = 3: (1, -1, 0)/sqrt 2 and (1, 1, -2)/sqrt 6."""
+    np.testing.assert_allclose(plane_basis(3), [[2**-0.5, -(2**-0.5), 0],
+                                                [6**-0.5, 6**-0.5, -2 * 6**-0.5]], rtol=1e-15)
+
+
+def test_core_radius_matches_the_norm_of_the_core():
+    """||u_eps(z)|| = sqrt(d q / (q + eps)) on random records, for several eps."""
+    z = np.random.default_rng(0).normal(size=(50, 7)) * np.logspace(-3, 2, 50)[:, None]
+    for eps in (0.0, 1e-5, 0.1, 3.0):
+        np.testing.assert_allclose(core_radius(z, eps=eps),
+                                   np.sqrt(np.sum(lnbook.core(z, eps=eps) ** 2, axis=-1)),
+                                   rtol=1e-13)
+
+
+def test_core_radius_by_hand():
+    """z = (1, 2, 3): q = 2/3, so eps = 2/3 gives |u|^2 = 3/2 and eps = 0 gives 3."""
+    assert core_radius([1.0, 2.0, 3.0], eps=2 / 3) ** 2 == pytest.approx(1.5, rel=1e-15)
+    assert core_radius([1.0, 2.0, 3.0], eps=0) ** 2 == pytest.approx(3.0, rel=1e-15)
+
+
+def test_radial_profile_slope_is_the_radial_eigenvalue():
+    """d/drho of the radial map equals eps / s^3 with s^2 = rho^2/d + eps (central differences)."""
+    rho, d, eps, tau = np.array([0.0, 0.3, 1.0, 4.0]), 5, 0.2, 1e-6
+    slope = (radial_profile(rho + tau, d, eps=eps) - radial_profile(np.abs(rho - tau), d, eps=eps)
+             * np.sign(rho - tau)) / (2 * tau)
+    s = np.sqrt(rho**2 / d + eps)
+    np.testing.assert_allclose(slope, eps / s**3, rtol=1e-7)
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: plane_basis(1), "d must be an integer >= 2"),
+        (lambda: plane_basis(2.0), "d must be an integer >= 2"),
+        (lambda: core_radius([1.0, 1.0], eps=0), "constant record"),
+        (lambda: core_radius([1.0, 2.0], eps=-1.0), "eps must be non-negative"),
+        (lambda: radial_profile([-1.0], 3), "non-negative"),
+        (lambda: radial_profile([0.0], 3, eps=0), "rho = 0"),
+        (lambda: radial_profile([1.0], 0), "d must be a positive integer"),
+    ],
+)
+def test_errors(call, message):
+    """Bad input gets a ValueError that names the problem."""
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+def test_plot_geometry_picture_data():
+    """The plotted cores lie on their rays; the eps = 0 ones on the circle of radius sqrt(3)."""
+    left, right = plotting.plot_geometry_picture()
+    v, u_eps, u_0 = (np.asarray(c.get_offsets()) for c in left.collections)
+    np.testing.assert_allclose(np.hypot(*u_0.T), np.sqrt(3), rtol=1e-12)
+    cross = v[:, 0] * u_eps[:, 1] - v[:, 1] * u_eps[:, 0]
+    np.testing.assert_allclose(cross, 0, atol=1e-12)
+    rho, prof = right.lines[0].get_data()
+    np.testing.assert_allclose(prof, rho / np.sqrt(rho**2 / 3 + 0.1), rtol=1e-14)
+    plt.close("all")
+
+
+def test_plot_placement_gradients_data():
+    """The right panel's last-block norms are those of lnbook.layer_gradient_norms."""
+    left, right = plotting.plot_placement_gradients(depths=(2, 4), d=8, seeds=(0,), profile_depth=3)
+    pre = right.lines[0].get_ydata()
+    expected = [lnbook.layer_gradient_norms(L, 8, placement="pre", seed=0)[-1] for L in (2, 4)]
+    np.testing.assert_allclose(pre, expected, rtol=1e-14)
+    plt.close("all")

@@ -1,0 +1,187 @@
+"""Tests of lnbook.residual: the Pre-LN/Post-LN stack and RMSNorm's Jacobian."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import lnbook
+from lnbook.residual import (
+    init_blocks,
+    layer_gradient_norms,
+    residual_backward,
+    residual_forward,
+    rms_jacobian,
+)
+
+
+def perturbed_blocks(L=2, d=4, m=5, seed=3):
+    """Blocks with nonzero biases and non-unit gains, so every gradient path is exercised."""
+    rng = np.random.default_rng(seed + 100)
+    blocks = init_blocks(L, d, m, seed=seed)
+    for p in blocks:
+        p["b1"] = 0.3 * rng.normal(size=m)
+        p["b2"] = 0.3 * rng.normal(size=d)
+        p["gamma"] = 1 + 0.3 * rng.normal(size=d)
+        p["beta"] = 0.3 * rng.normal(size=d)
+    return blocks
+
+
+@pytest.mark.parametrize("placement", ["pre", "post"])
+def test_backward_matches_central_differences(placement):
+    """Every parameter gradient and dl/dx agree with central differences of l = sum(C ⊙ y)."""
+    rng = np.random.default_rng(7)
+    blocks = perturbed_blocks()
+    x, C, eps, tau = rng.normal(size=(2, 4)), rng.normal(size=(2, 4)), 0.1, 1e-6
+
+    def loss():
+        return float(np.sum(C * residual_forward(x, blocks, placement=placement, eps=eps)))
+
+    dx, grads = residual_backward(x, blocks, C, placement=placement, eps=eps)
+    for k, p in enumerate(blocks):
+        for key, value in p.items():
+            fd = np.zeros_like(value)
+            for idx in np.ndindex(value.shape):
+                old = value[idx]
+                value[idx] = old + tau
+                plus = loss()
+                value[idx] = old - tau
+                minus = loss()
+                value[idx] = old
+                fd[idx] = (plus - minus) / (2 * tau)
+            np.testing.assert_allclose(grads[k][key], fd, rtol=0, atol=1e-7, err_msg=key)
+    fdx = np.zeros_like(x)
+    for idx in np.ndindex(x.shape):
+        old = x[idx]
+        x[idx] = old + tau
+        plus = loss()
+        x[idx] = old - tau
+        minus = loss()
+        x[idx] = old
+        fdx[idx] = (plus - minus) / (2 * tau)
+    np.testing.assert_allclose(dx, fdx, rtol=0, atol=1e-7)
+
+
+def test_forward_by_hand_one_block():
+    """One block by hand: with W2 = 0 and b2 = 0, F = 0, so Pre-LN gives u(x) and Post-LN u(x)."""
+    blocks = init_blocks(1, 3, 2, seed=0)
+    blocks[0]["W2"][:] = 0.0
+    x = np.array([1.0, 2.0, 6.0])
+    # mean 3, variance (4 + 1 + 9)/3 = 14/3, eps = 0: u = (x - 3) / sqrt(14/3)
+    expected = (x - 3) / np.sqrt(14 / 3)
+    for placement in ("pre", "post"):
+        np.testing.assert_allclose(residual_forward(x, blocks, placement=placement, eps=0),
+                                   expected, rtol=1e-15)
+
+
+def test_post_ln_output_is_normalized_and_pre_ln_residual_grows():
+    """Post-LN output rows have mean 0 and mean square q/(q+eps); Pre-LN's stream grows with L."""
+    x = np.random.default_rng(1).normal(size=(8, 16))
+    y = residual_forward(x, init_blocks(6, 16, seed=2), placement="post", eps=0)
+    np.testing.assert_allclose(y.mean(axis=-1), 0, atol=1e-14)
+    np.testing.assert_allclose((y**2).mean(axis=-1), 1, rtol=1e-13)
+
+
+def test_gradient_norm_depth_trends():
+    """At the last block, Pre-LN's dl/dW2 shrinks with depth, Post-LN's does not (4 seeds)."""
+    def last(L, placement):
+        return np.mean([layer_gradient_norms(L, 32, placement=placement, seed=s)[-1]
+                        for s in range(4)])
+    pre = [last(L, "pre") for L in (2, 32)]
+    post = [last(L, "post") for L in (2, 32)]
+    assert pre[1] < 0.5 * pre[0]
+    assert 0.7 < post[1] / post[0] < 1.3
+
+
+def test_pre_ln_identity_path():
+    """With every W2 = 0 the Pre-LN stack is the final LayerNorm: dl/dx = J(x) C exactly."""
+    blocks = init_blocks(4, 5, seed=0)
+    for p in blocks:
+        p["W2"][:] = 0.0
+    x = np.random.default_rng(3).normal(size=(2, 5))
+    C = np.random.default_rng(4).normal(size=(2, 5))
+    dx, _ = residual_backward(x, blocks, C, placement="pre", eps=1e-3)
+    np.testing.assert_allclose(dx, np.einsum("bij,bj->bi", lnbook.jacobian(x, eps=1e-3), C),
+                               rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: init_blocks(0, 4), "L must be a positive integer"),
+        (lambda: init_blocks(2, 4.0), "d must be a positive integer"),
+        (lambda: residual_forward([1.0, 2.0], init_blocks(1, 2), placement="middle"),
+         "placement must be one of"),
+        (lambda: residual_forward([1.0, 2.0, 3.0], init_blocks(1, 2)), r"W1 must have shape"),
+        (lambda: residual_forward([1.0, 2.0], []), "non-empty list"),
+        (lambda: residual_forward([1.0, 2.0], [{"W1": np.ones((2, 2))}]), "lacks the parameters"),
+        (lambda: residual_backward([1.0, 2.0], init_blocks(1, 2), [1.0]), "g must have the shape"),
+        (lambda: rms_jacobian([0.0, 0.0], eps=0), "all-zero record"),
+        (lambda: rms_jacobian([1.0, 2.0], eps=-1), "eps must be non-negative"),
+    ],
+)
+def test_errors(call, message):
+    """Bad input gets a ValueError that names the problem."""
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+def test_rms_jacobian_finite_differences_and_eigenpairs():
+    """J_rms matches central differences of rms_norm; eigenvalue eps/r^3 on z, 1/r on z-perp."""
+    rng = np.random.default_rng(5)
+    z, eps, tau = rng.normal(size=6), 0.3, 1e-6
+    J = rms_jacobian(z, eps=eps)
+    fd = np.stack([(lnbook.rms_norm(z + tau * e, eps=eps) - lnbook.rms_norm(z - tau * e, eps=eps))
+                   / (2 * tau) for e in np.eye(6)], axis=1)
+    np.testing.assert_allclose(J, fd, rtol=0, atol=1e-9)
+    r = np.sqrt(np.mean(z**2) + eps)
+    np.testing.assert_allclose(J @ z, eps / r**3 * z, rtol=1e-13)
+    w = rng.normal(size=6)
+    w -= (w @ z) / (z @ z) * z
+    np.testing.assert_allclose(J @ w, w / r, rtol=1e-12, atol=1e-15)
+
+
+def test_rms_jacobian_by_hand_and_layer_norm_link():
+    """z = (3, 4), eps = 0: r^2 = 12.5, r^3 J = 12.5 I - z z^T / 2; and J_LN(z) = J_rms(Pz) P."""
+    np.testing.assert_allclose(rms_jacobian([3.0, 4.0], eps=0) * 12.5**1.5,
+                               [[8.0, -6.0], [-6.0, 4.5]], rtol=1e-14)
+    z = np.array([[1.0, -2.0, 0.5, 4.0], [3.0, 3.0, 1.0, 0.0]])
+    P = lnbook.centering_matrix(4)
+    v = z - z.mean(axis=-1, keepdims=True)
+    np.testing.assert_allclose(rms_jacobian(v, eps=0.2) @ P, lnbook.jacobian(z, eps=0.2),
+                               rtol=1e-13, atol=1e-15)
+
+
+def test_peer_pytorch_autograd_stack_and_rms_jacobian():
+    """Both placements' gradients and J_rms equal PyTorch autograd's (float64, F.layer_norm)."""
+    from conftest import torch_or_skip
+
+    torch = torch_or_skip()
+    F = torch.nn.functional
+    blocks = perturbed_blocks(L=3, d=5, m=7, seed=4)
+    rng = np.random.default_rng(8)
+    x, C, eps = rng.normal(size=(3, 5)), rng.normal(size=(3, 5)), 1e-3
+    for placement in ("pre", "post"):
+        params = [{k: torch.tensor(v, requires_grad=True) for k, v in p.items()} for p in blocks]
+        xt = torch.tensor(x, requires_grad=True)
+        h = xt
+        for p in params:
+            def mlp(a, p=p):
+                return torch.relu(a @ p["W1"].T + p["b1"]) @ p["W2"].T + p["b2"]
+            if placement == "pre":
+                h = h + mlp(F.layer_norm(h, (5,), p["gamma"], p["beta"], eps))
+            else:
+                h = F.layer_norm(h + mlp(h), (5,), p["gamma"], p["beta"], eps)
+        if placement == "pre":
+            h = F.layer_norm(h, (5,), eps=eps)
+        (h * torch.tensor(C)).sum().backward()
+        dx, grads = residual_backward(x, blocks, C, placement=placement, eps=eps)
+        np.testing.assert_allclose(dx, xt.grad.numpy(), rtol=1e-10, atol=1e-12)
+        for gk, p in zip(grads, params):
+            for key in p:
+                np.testing.assert_allclose(gk[key], p[key].grad.numpy(), rtol=1e-10,
+                                           atol=1e-12, err_msg=f"{placement} {key}")
+    z = torch.tensor(rng.normal(size=6))
+    peer = torch.autograd.functional.jacobian(
+        lambda t: t / torch.sqrt((t**2).mean() + 0.2), z).numpy()
+    np.testing.assert_allclose(rms_jacobian(z.numpy(), eps=0.2), peer, rtol=1e-12, atol=1e-15)
