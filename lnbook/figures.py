@@ -26,10 +26,13 @@ from . import (
     core,
     jacobian,
     jacobian_eigenvalues,
+    layer_gradient_norms,
     layer_norm,
     lipschitz_bound,
     normalized_variance,
     operator_norm,
+    plane_basis,
+    radial_profile,
     record_audit,
     response,
     response_slope,
@@ -55,6 +58,8 @@ __all__ = [
     "offset_error_data",
     "eps_placement_data",
     "benchmark_ratio_data",
+    "placement_gradient_data",
+    "geometry_picture_data",
 ]
 
 EPS_VALUES = (0.01, 0.1, 1.0)
@@ -282,3 +287,81 @@ def benchmark_ratio_data(results: dict) -> dict:
     return {"names": [r["name"] for r in races],
             "rounds": [np.asarray(r["result"]["per round"], dtype=float) for r in races],
             "median": median, "target": target, "comparison": comparison, "met": met}
+
+
+def placement_gradient_data(depths: Sequence[int] = (2, 4, 8, 16, 32), d: int = 32,
+                            seeds: Sequence[int] = (0, 1, 2, 3), profile_depth: int = 16,
+                            eps: float = 1e-5) -> dict:
+    """Gradient norms ``||dl/dW2||_F`` at initialization, Pre-LN and Post-LN, seed-averaged.
+
+    Returns ``placements`` (``("pre", "post")``) and ``labels``; ``block`` (``1 ..
+    profile_depth``) and ``profile`` (2, profile_depth), the norm in every block of a stack
+    of depth ``profile_depth``; ``depths`` and ``last`` (2, len(depths)), the norm in the
+    last block of a stack of each depth; and ``guide``, the line ``L^{-1/2}`` through Pre-LN's
+    first value. Each norm is :func:`lnbook.layer_gradient_norms` averaged over ``seeds``.
+
+    Examples
+    --------
+    >>> data = placement_gradient_data(depths=(1, 4), d=4, seeds=(0,), profile_depth=2)
+    >>> data["profile"].shape, data["last"].shape, data["guide"][1] / data["guide"][0]
+    ((2, 2), (2, 2), 0.5)
+    """
+    depths = np.asarray(depths)
+    if depths.ndim != 1 or depths.size == 0 or not np.issubdtype(depths.dtype, np.integer) \
+            or (depths < 1).any():
+        raise ValueError(f"depths must be a non-empty sequence of positive integers; "
+                         f"got {depths.tolist()!r}")
+    if len(seeds) == 0:
+        raise ValueError("seeds must hold at least one seed")
+    placements = ("pre", "post")
+
+    def mean_norms(L, placement):
+        # mean over seeds of ||dl/dW2||_F in blocks 1 .. L
+        return np.mean([layer_gradient_norms(L, d, placement=placement, seed=s, eps=eps)
+                        for s in seeds], axis=0)
+
+    profile = np.array([mean_norms(profile_depth, p) for p in placements])
+    last = np.array([[mean_norms(int(L), p)[-1] for L in depths] for p in placements])
+    # guide: last_pre(L_0) (L / L_0)^{-1/2}
+    guide = last[0, 0] * (depths / depths[0]) ** -0.5
+    return {"placements": placements, "labels": ("Pre-LN", "Post-LN"),
+            "block": np.arange(1, profile_depth + 1), "profile": profile,
+            "depths": depths, "last": last, "guide": guide}
+
+
+def geometry_picture_data(z: ArrayLike | None = None, eps: float = 1.0,
+                          eps_values: Sequence[float] = (0.1, 1.0)) -> dict:
+    """The core for ``d = 3`` in plane coordinates, and the radial map for each ``eps``.
+
+    Returns ``z`` (n, 3), the records (default: twelve seeded Gaussian records of varied
+    spread around ``4``); ``basis``, :func:`lnbook.plane_basis` ``(3)``, whose rows ``b_1, b_2``
+    give the plane coordinates ``b_k^T z``; ``v``, ``u_eps`` and ``u_0`` (n, 2), the plane
+    coordinates of ``v = P z``, ``u_eps(z)`` and ``u_0(z)``; ``ray_ends`` (n, 2), the farther
+    of ``v`` and ``u_0`` on each ray from the origin; ``radius`` ``sqrt(3)``; ``lim``, the
+    half-width of the plane's view; ``norm_v`` (lengths ``||v||_2``) and ``profile`` (k,
+    len(norm_v)), the radial map ``||v|| / sqrt(||v||^2 / 3 + eps)`` for the k values of
+    ``eps_values``.
+
+    Examples
+    --------
+    >>> data = geometry_picture_data([[1.0, 2.0, 3.0]], eps=2 / 3)
+    >>> (data["u_0"] ** 2).sum().round(12), (data["u_eps"] ** 2).sum().round(12)
+    (np.float64(3.0), np.float64(1.5))
+    """
+    if z is None:
+        rng = np.random.default_rng(3)
+        z = rng.normal(size=(12, 3)) * np.linspace(0.3, 2.5, 12)[:, None] + 4.0
+    z = np.asarray(z, dtype=float)
+    if z.ndim != 2 or z.shape[1] != 3:
+        raise ValueError(f"z must hold records of d = 3 features, shape (n, 3); got {z.shape}")
+    Q = plane_basis(3)
+    # plane coordinates Q v, Q u_eps(z), Q u_0(z); Q P = Q, so Q v = Q z
+    v = (z - z.mean(axis=-1, keepdims=True)) @ Q.T
+    u_eps, u_0 = (core(z, eps=eps) @ Q.T, core(z, eps=0.0) @ Q.T)
+    farther = (v * v).sum(axis=-1) > (u_0 * u_0).sum(axis=-1)
+    norm_v = np.linspace(0.0, 6.0, 301)
+    return {"z": z, "basis": Q, "v": v, "u_eps": u_eps, "u_0": u_0,
+            "ray_ends": np.where(farther[:, None], v, u_0), "radius": float(np.sqrt(3.0)),
+            "lim": max(2.2, float(np.abs(v).max()) * 1.05),
+            "eps_values": tuple(float(e) for e in eps_values), "norm_v": norm_v,
+            "profile": np.array([radial_profile(norm_v, 3, eps=e) for e in eps_values])}

@@ -29,7 +29,8 @@ from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
-from matplotlib.ticker import FixedLocator, LogLocator, MaxNLocator, NullFormatter
+from matplotlib.ticker import (FixedLocator, FuncFormatter, LogLocator, MaxNLocator,
+                               NullFormatter)
 from numpy.typing import ArrayLike
 
 from . import figures
@@ -605,128 +606,143 @@ def plot_benchmark_ratios(results: dict, ax=None):
 # --- geometry and transformer figures ---
 
 
-def _mean_gradient_norms(L: int, d: int, seeds: Sequence[int], placement: str, eps: float):
-    from .residual import layer_gradient_norms
+def _log_ticks(lo: float, hi: float) -> list[float]:
+    """Round ticks 1, 2, 3, 5, 7 times a power of ten between ``lo`` and ``hi`` (a log axis
+    spanning less than a decade gets no labelled power of ten); at most ``MAX_TICKS``."""
+    ticks = [m * 10.0**k for k in range(int(np.floor(np.log10(lo))), int(np.ceil(np.log10(hi))))
+             for m in (1, 2, 3, 5, 7) if lo <= m * 10.0**k <= hi]
+    while len(ticks) > MAX_TICKS:
+        ticks = ticks[::2]
+    return ticks
 
-    return np.mean([layer_gradient_norms(L, d, placement=placement, seed=s, eps=eps)
-                    for s in seeds], axis=0)
 
-
+@_styled
 def plot_placement_gradients(depths: Sequence[int] = (2, 4, 8, 16, 32), d: int = 32,
                              seeds: Sequence[int] = (0, 1, 2, 3), profile_depth: int = 16,
                              eps: float = 1e-5, axes=None):
-    """Gradient norms ``||dl/dW2||_F`` at initialization, Pre-LN against Post-LN.
+    r"""Gradient norms ``||dl/dW2||_F`` at initialization, Pre-LN against Post-LN.
 
     Parameters
     ----------
     depths : sequence of int
-        Depths ``L`` of the right panel.
+        Depths ``L`` of the bottom panel.
     d : int
         Features of a record (hidden width ``2 d``, eight records).
     seeds : sequence of int
         Each seed is one initialization; the norms are averaged over them.
     profile_depth : int
-        Depth of the left panel's per-block profile.
+        Depth of the top panel's per-block profile.
     eps : float
         Stabilizer of every LayerNorm.
     axes : two matplotlib Axes, optional
-        Where to draw; new axes if omitted.
+        Where to draw (top, bottom); new axes, stacked, if omitted.
 
     Returns
     -------
-    (left, right) : matplotlib Axes
-        Left: norm in block ``l = 1 .. profile_depth``, one line per placement. Right: norm in
-        the last block against ``L`` (log-log), one line per placement, with a dotted
-        ``L^(-1/2)`` guide. Data from :func:`lnbook.layer_gradient_norms`. See the chapter
-        *LayerNorm inside a Transformer*.
+    (top, bottom) : matplotlib Axes
+        Top: norm in block ``l = 1 .. profile_depth``, one line per placement. Bottom: norm
+        in the last block against ``L`` (log-log), one line per placement, with a dotted
+        ``L^{-1/2}`` guide. The data are ``lnbook.figures.placement_gradient_data``. See the
+        chapter *LayerNorm inside a Transformer*.
 
     Examples
     --------
-    >>> left, right = plot_placement_gradients(depths=(2, 4), d=8, seeds=(0,), profile_depth=3)
-    >>> [len(line.get_xdata()) for line in left.lines]
+    >>> top, bottom = plot_placement_gradients(depths=(2, 4), d=8, seeds=(0,), profile_depth=3)
+    >>> [len(line.get_xdata()) for line in top.lines]
     [3, 3]
-    >>> plt.close(left.figure)
+    >>> plt.close(top.figure)
     """
-    left, right = _axes(axes, 2, width=9.6)
-    depths = np.asarray(depths)
-    for placement, label in (("pre", "Pre-LN"), ("post", "Post-LN")):
-        profile = _mean_gradient_norms(profile_depth, d, seeds, placement, eps)
-        left.plot(np.arange(1, profile_depth + 1), profile, "o-", label=label)
-        last = [_mean_gradient_norms(int(L), d, seeds, placement, eps)[-1] for L in depths]
-        right.plot(depths, last, "o-", label=label)
-    first = right.lines[0].get_ydata()[0]
-    right.plot(depths, first * (depths / depths[0]) ** -0.5, ":", color="0.4", label="∝ L^(−1/2)")
-    left.set(xlabel="block l (input side first)", ylabel="‖∂ℓ/∂W2‖_F",
-             title=f"per block, L = {profile_depth}", ylim=(0, None))
-    right.set(xscale="log", yscale="log", xlabel="depth L", ylabel="‖∂ℓ/∂W2‖_F of block L",
-              title="last block against depth")
-    right.set_xticks(depths, [str(L) for L in depths])
-    left.legend(loc="lower left")
-    right.legend(loc="lower left")
-    return left, right
+    data = figures.placement_gradient_data(depths, d, seeds, profile_depth, eps)
+    top, bottom = _new(2) if axes is None else axes
+    for k, label in enumerate(data["labels"]):
+        top.plot(data["block"], data["profile"][k], "o-", color=PALETTE[k], label=label)
+        bottom.plot(data["depths"], data["last"][k], "o-", color=PALETTE[k], label=label)
+    bottom.plot(data["depths"], data["guide"], ":", color=GUIDE, linewidth=1.5,
+                label=r"$\propto L^{-1/2}$")
+    top.set(xlabel=r"block $l$ (input side first)", ylabel=r"$\Vert\partial\ell/\partial W_2\Vert_F$",
+            title=rf"every block of a stack of depth $L = {profile_depth}$", ylim=(0, None))
+    bottom.set(xscale="log", yscale="log", xlabel=r"depth $L$",
+               ylabel=r"$\Vert\partial\ell/\partial W_2\Vert_F$",
+               title=r"the last block, against the depth $L$")
+    _finish(top, bottom)
+    top.xaxis.set_major_locator(MaxNLocator(nbins=MAX_TICKS - 1, integer=True))
+    bottom.xaxis.set_major_locator(FixedLocator(data["depths"]))
+    bottom.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:g}"))
+    bottom.xaxis.set_minor_locator(FixedLocator([]))
+    lo, hi = bottom.get_ylim()
+    ticks = _log_ticks(lo, hi)
+    if len(ticks) >= 2:  # less than a decade: round values instead of powers of ten
+        bottom.yaxis.set_major_locator(FixedLocator(ticks))
+        bottom.yaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:g}"))
+    handles, labels = bottom.get_legend_handles_labels()
+    _legend((top, bottom), ncols=3, handles=handles, labels=labels)
+    return top, bottom
 
 
+@_styled
 def plot_geometry_picture(z: ArrayLike | None = None, eps: float = 1.0,
                           eps_values: Sequence[float] = (0.1, 1.0), axes=None):
-    """The core for ``d = 3`` as projection onto ``1^⊥`` followed by a radial map.
+    r"""The core for ``d = 3`` as projection onto ``1^⊥`` followed by a radial map.
 
     Parameters
     ----------
     z : (n, 3) array_like, optional
-        Records to draw (default: twelve seeded Gaussian records of varied size).
+        Records to draw (default: twelve seeded Gaussian records of varied spread).
     eps : float
-        Stabilizer of the left panel's cores.
+        Stabilizer of the top panel's cores ``u_eps``.
     eps_values : sequence of float
-        Stabilizers of the right panel's radial profiles.
+        Stabilizers of the bottom panel's radial maps.
     axes : two matplotlib Axes, optional
-        Where to draw; new axes if omitted.
+        Where to draw (top, bottom); new axes, stacked, if omitted.
 
     Returns
     -------
-    (left, right) : matplotlib Axes
-        Left, in orthonormal coordinates of the plane ``1^⊥`` (:func:`lnbook.plane_basis`):
-        the projections ``v = P z`` (grey), the cores ``u_eps(z)`` (blue) and ``u_0(z)`` (red,
-        on the dashed circle of radius ``sqrt(3)``), each on the ray through its ``v``.
-        Right: the radial map ``rho -> rho / sqrt(rho**2/3 + eps)`` (:func:`lnbook.radial_profile`)
-        for each ``eps``, with the limit ``sqrt(3)`` dashed. See the chapter *The geometric
-        picture*.
+    (top, bottom) : matplotlib Axes
+        Top, in the orthonormal coordinates ``b_1^T z``, ``b_2^T z`` of the plane ``1^⊥``
+        (:func:`lnbook.plane_basis`): ``top.collections`` are the projections ``v = P z``
+        (grey), the cores ``u_eps(z)`` (blue) and ``u_0(z)`` (vermillion, on the dashed circle
+        of radius ``sqrt(3)``), each on the ray through its ``v``. Bottom: the radial map
+        ``||v|| -> ||v|| / sqrt(||v||**2 / 3 + eps)`` (:func:`lnbook.radial_profile`) for each
+        ``eps``, with the limit ``sqrt(3)`` dashed. The data are
+        ``lnbook.figures.geometry_picture_data``. See the chapter *The geometric picture*.
 
     Examples
     --------
-    >>> left, right = plot_geometry_picture()
-    >>> len(left.collections), len(right.lines)
+    >>> top, bottom = plot_geometry_picture()
+    >>> len(top.collections), len(bottom.lines)
     (3, 3)
-    >>> plt.close(left.figure)
+    >>> plt.close(top.figure)
     """
-    from .geometry import plane_basis, radial_profile
-
-    left, right = _axes(axes, 2, width=9.6)
-    if z is None:
-        rng = np.random.default_rng(3)
-        z = rng.normal(size=(12, 3)) * np.linspace(0.3, 2.5, 12)[:, None] + 4.0
-    z = np.asarray(z, dtype=float)
-    Q = plane_basis(3)
-    # plane coordinates Q v, Q u_eps(z), Q u_0(z)
-    v, u_eps, u_0 = (w @ Q.T for w in (z - z.mean(axis=-1, keepdims=True), core(z, eps=eps),
-                                        core(z, eps=0.0)))
-    for a, b in zip(v, u_0):
-        far = a if a @ a > b @ b else b
-        left.plot([0, far[0]], [0, far[1]], color="0.85", linewidth=0.8, zorder=0)
-    angle = np.linspace(0, 2 * np.pi, 241)
-    left.plot(np.sqrt(3) * np.cos(angle), np.sqrt(3) * np.sin(angle), "--", color="0.4",
-              linewidth=1)
-    left.scatter(*v.T, color="0.5", s=14, label="v = Pz")
-    left.scatter(*u_eps.T, color="C0", s=18, label=f"u_ε(z), ε = {eps:g}")
-    left.scatter(*u_0.T, color="C3", s=18, label="u₀(z), on radius √3")
-    lim = max(2.2, float(np.abs(v).max()) * 1.05)
-    left.set(aspect="equal", xlim=(-lim, lim), ylim=(-lim, lim), xlabel="coordinate b₁·z",
-             ylabel="coordinate b₂·z", title="the plane ⊥ 1 of centered records (d = 3)")
-    left.legend(loc="upper left", fontsize="small")
-    rho = np.linspace(0, 6, 301)
-    for e in eps_values:
-        right.plot(rho, radial_profile(rho, 3, eps=e), label=f"ε = {e:g}")
-    right.axhline(np.sqrt(3), linestyle="--", color="0.4", linewidth=1, label="√3 (ε = 0)")
-    right.set(xlabel="‖v‖₂ = √(3q)", ylabel="‖u_ε‖₂", ylim=(0, 1.9),
-              title="the radial map: ρ ↦ ρ/√(ρ²/3 + ε)")
-    right.legend(loc="lower right")
-    return left, right
+    data = figures.geometry_picture_data(z, eps, eps_values)
+    top, bottom = (_new(2, height=4.9 + PANEL_HEIGHT + 1.0, gridspec_kw={"height_ratios": (5, 3)})
+                   if axes is None else axes)
+    for end in data["ray_ends"]:
+        top.plot([0.0, end[0]], [0.0, end[1]], color=GUIDE, alpha=0.3, linewidth=0.8, zorder=0)
+    angle = np.linspace(0.0, 2 * np.pi, 241)
+    r = data["radius"]
+    top.plot(r * np.cos(angle), r * np.sin(angle), "--", color=GUIDE, linewidth=1)
+    top.scatter(*data["v"].T, color="#888888", s=16, label=r"$v = Pz$")
+    top.scatter(*data["u_eps"].T, color=PALETTE[0], s=20,
+                label=rf"$u_\varepsilon(z)$, $\varepsilon = {_eps_text(eps)}$")
+    top.scatter(*data["u_0"].T, color=PALETTE[1], s=20,
+                label=r"$u_0(z)$, on the circle of radius $\sqrt{3}$")
+    lim = data["lim"]
+    top.set(aspect="equal", xlim=(-lim, lim), ylim=(-lim, lim), xlabel=r"$b_1^\top z$",
+            ylabel=r"$b_2^\top z$", title=r"the plane $\mathbf{1}^\perp$ of centered records, $d = 3$")
+    others = iter(PALETTE[2:])
+    for e, profile in zip(data["eps_values"], data["profile"]):
+        color = PALETTE[0] if e == eps else next(others)
+        bottom.plot(data["norm_v"], profile, color=color,
+                    label=rf"radial map, $\varepsilon = {_eps_text(e)}$")
+    bottom.axhline(r, linestyle="--", color=GUIDE, linewidth=1,
+                   label=r"$\sqrt{3}$, the limit ($\varepsilon = 0$)")
+    bottom.set(xlabel=r"$\Vert v\Vert_2 = \sqrt{3q}$", ylabel=r"$\Vert u_\varepsilon(z)\Vert_2$",
+               ylim=(0, 1.9), title=r"the radial map $\Vert v\Vert_2 \mapsto \Vert u_\varepsilon(z)\Vert_2$")
+    _finish(top, bottom)
+    handles, labels = [], []
+    for ax in (top, bottom):
+        h, lab = ax.get_legend_handles_labels()
+        handles += h
+        labels += lab
+    _legend((top, bottom), ncols=1, handles=handles, labels=labels)
+    return top, bottom
