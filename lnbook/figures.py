@@ -303,7 +303,7 @@ def placement_gradient_data(depths: Sequence[int] = (2, 4, 8, 16, 32), d: int = 
     Examples
     --------
     >>> data = placement_gradient_data(depths=(1, 4), d=4, seeds=(0,), profile_depth=2)
-    >>> data["profile"].shape, data["last"].shape, data["guide"][1] / data["guide"][0]
+    >>> data["profile"].shape, data["last"].shape, float(data["guide"][1] / data["guide"][0])
     ((2, 2), (2, 2), 0.5)
     """
     depths = np.asarray(depths)
@@ -345,8 +345,8 @@ def geometry_picture_data(z: ArrayLike | None = None, eps: float = 1.0,
     Examples
     --------
     >>> data = geometry_picture_data([[1.0, 2.0, 3.0]], eps=2 / 3)
-    >>> (data["u_0"] ** 2).sum().round(12), (data["u_eps"] ** 2).sum().round(12)
-    (np.float64(3.0), np.float64(1.5))
+    >>> round(float((data["u_0"] ** 2).sum()), 12), round(float((data["u_eps"] ** 2).sum()), 12)
+    (3.0, 1.5)
     """
     if z is None:
         rng = np.random.default_rng(3)

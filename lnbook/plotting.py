@@ -714,7 +714,7 @@ def plot_geometry_picture(z: ArrayLike | None = None, eps: float = 1.0,
     >>> plt.close(top.figure)
     """
     data = figures.geometry_picture_data(z, eps, eps_values)
-    top, bottom = (_new(2, height=4.9 + PANEL_HEIGHT + 1.0, gridspec_kw={"height_ratios": (5, 3)})
+    top, bottom = (_new(2, height=3.8 + PANEL_HEIGHT + 2.4, gridspec_kw={"height_ratios": (4, 3)})
                    if axes is None else axes)
     for end in data["ray_ends"]:
         top.plot([0.0, end[0]], [0.0, end[1]], color=GUIDE, alpha=0.3, linewidth=0.8, zorder=0)
@@ -727,7 +727,12 @@ def plot_geometry_picture(z: ArrayLike | None = None, eps: float = 1.0,
     top.scatter(*data["u_0"].T, color=PALETTE[1], s=20,
                 label=r"$u_0(z)$, on the circle of radius $\sqrt{3}$")
     lim = data["lim"]
-    top.set(aspect="equal", xlim=(-lim, lim), ylim=(-lim, lim), xlabel=r"$b_1^\top z$",
+    # equal scales on both axes, at least (-lim, lim) on each; the x range widens to fill
+    # the panel's width
+    top.update_datalim([(-lim, -lim), (lim, lim)])
+    top.margins(0.0)
+    top.set_aspect("equal", adjustable="datalim")
+    top.set(xlabel=r"$b_1^\top z$",
             ylabel=r"$b_2^\top z$", title=r"the plane $\mathbf{1}^\perp$ of centered records, $d = 3$")
     others = iter(PALETTE[2:])
     for e, profile in zip(data["eps_values"], data["profile"]):

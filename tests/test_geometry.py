@@ -1,18 +1,16 @@
-"""Tests of lnbook.geometry: the plane 1^⊥, the radius of the core, the radial map."""
+"""Tests of lnbook.geometry: the plane 1^⊥, the radius of the core, the radial map.
+
+The geometry figure's data and drawing are tested in tests/test_plotting_data.py and
+tests/test_plotting.py, with the other figures.
+"""
 
 from __future__ import annotations
 
-import matplotlib
+import numpy as np
+import pytest
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-import lnbook  # noqa: E402
-from lnbook import plotting  # noqa: E402
-from lnbook.geometry import core_radius, plane_basis, radial_profile  # noqa: E402
+import lnbook
+from lnbook.geometry import core_radius, plane_basis, radial_profile
 
 
 @pytest.mark.parametrize("d", [2, 3, 5, 9])
@@ -71,23 +69,3 @@ def test_errors(call, message):
     with pytest.raises(ValueError, match=message):
         call()
 
-
-def test_plot_geometry_picture_data():
-    """The plotted cores lie on their rays; the eps = 0 ones on the circle of radius sqrt(3)."""
-    left, right = plotting.plot_geometry_picture()
-    v, u_eps, u_0 = (np.asarray(c.get_offsets()) for c in left.collections)
-    np.testing.assert_allclose(np.hypot(*u_0.T), np.sqrt(3), rtol=1e-12)
-    cross = v[:, 0] * u_eps[:, 1] - v[:, 1] * u_eps[:, 0]
-    np.testing.assert_allclose(cross, 0, atol=1e-12)
-    rho, prof = right.lines[0].get_data()
-    np.testing.assert_allclose(prof, rho / np.sqrt(rho**2 / 3 + 0.1), rtol=1e-14)
-    plt.close("all")
-
-
-def test_plot_placement_gradients_data():
-    """The right panel's last-block norms are those of lnbook.layer_gradient_norms."""
-    left, right = plotting.plot_placement_gradients(depths=(2, 4), d=8, seeds=(0,), profile_depth=3)
-    pre = right.lines[0].get_ydata()
-    expected = [lnbook.layer_gradient_norms(L, 8, placement="pre", seed=0)[-1] for L in (2, 4)]
-    np.testing.assert_allclose(pre, expected, rtol=1e-14)
-    plt.close("all")

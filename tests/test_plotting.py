@@ -68,6 +68,10 @@ FIGURES = {
     "offset_error": lambda: [plotting.plot_offset_error(OFFSETS, ERRORS)],
     "eps_placement": lambda: [plotting.plot_eps_placement()],
     "benchmark_ratios": lambda: [plotting.plot_benchmark_ratios(RESULTS)],
+    "placement_gradients": lambda: list(plotting.plot_placement_gradients(
+        (2, 4, 8), d=8, seeds=(0, 1), profile_depth=4, eps=1e-5)),
+    "geometry_picture": lambda: list(plotting.plot_geometry_picture(eps=1.0,
+                                                                    eps_values=(0.1, 1.0))),
 }
 
 
@@ -241,6 +245,47 @@ def test_benchmark_ratios_draw_their_data():
     assert names == ["a, 1 thread: met", "a, 2 threads: not met", "b: met"]
 
 
+def test_placement_gradients_draw_their_data():
+    kw = dict(depths=(2, 4, 8), d=8, seeds=(0, 1), profile_depth=4, eps=1e-5)
+    top, bottom = plotting.plot_placement_gradients(**kw)
+    data = figures.placement_gradient_data(**kw)
+    assert top.figure is bottom.figure
+    assert len(top.lines) == 2 and len(bottom.lines) == 3
+    for k, label in enumerate(data["labels"]):
+        assert top.lines[k].get_label() == bottom.lines[k].get_label() == label
+        assert np.array_equal(top.lines[k].get_xdata(), data["block"])
+        assert np.array_equal(top.lines[k].get_ydata(), data["profile"][k])
+        assert np.array_equal(bottom.lines[k].get_xdata(), data["depths"])
+        assert np.array_equal(bottom.lines[k].get_ydata(), data["last"][k])
+    guide = bottom.lines[2]
+    assert guide.get_linestyle() == ":" and np.array_equal(guide.get_ydata(), data["guide"])
+    assert bottom.get_xscale() == bottom.get_yscale() == "log"
+    assert bottom.get_xticks().tolist() == [2, 4, 8]
+    assert plotting_legend_texts(top) == ["Pre-LN", "Post-LN", r"$\propto L^{-1/2}$"]
+
+
+def test_geometry_picture_draws_its_data():
+    top, bottom = plotting.plot_geometry_picture(eps=1.0, eps_values=(0.1, 1.0))
+    data = figures.geometry_picture_data(None, 1.0, (0.1, 1.0))
+    v, u_eps, u_0 = (np.asarray(c.get_offsets()) for c in top.collections)
+    assert np.array_equal(v, data["v"]) and v.shape == (12, 2)  # geometry.ipynb asserts 12
+    assert np.array_equal(u_eps, data["u_eps"]) and np.array_equal(u_0, data["u_0"])
+    rays = [line for line in top.lines if line.get_linestyle() == "-"]
+    assert [line.get_xydata()[1].tolist() for line in rays] == data["ray_ends"].tolist()
+    (circle,) = [line for line in top.lines if line.get_linestyle() == "--"]
+    assert np.allclose(np.hypot(*circle.get_xydata().T), data["radius"], rtol=1e-15)
+    assert top.get_aspect() == 1.0
+    curves = [line for line in bottom.lines if line.get_linestyle() == "-"]
+    for line, profile in zip(curves, data["profile"], strict=True):
+        assert np.array_equal(line.get_xdata(), data["norm_v"])
+        assert np.array_equal(line.get_ydata(), profile)
+    # eps = 1 has the colour of the u_eps dots in the top panel
+    assert to_hex(curves[1].get_color()) == to_hex(top.collections[1].get_facecolor()[0])
+    (limit,) = [line for line in bottom.lines if line.get_linestyle() == "--"]
+    assert limit.get_ydata()[0] == data["radius"]
+    assert len(plotting_legend_texts(top)) == 6
+
+
 def plotting_legend_texts(ax):
     legends = ax.figure.legends or [ax.get_legend()]
     return [t.get_text() for lg in legends for t in lg.get_texts()]
@@ -253,6 +298,9 @@ def test_draws_on_given_axes():
     assert ax.get_legend() is not None
     fig, (a, b) = plt.subplots(2)
     assert plotting.plot_response(axes=(a, b)) == (a, b)
+    fig, (a, b) = plt.subplots(2)
+    assert plotting.plot_geometry_picture(axes=(a, b)) == (a, b)
+    assert a.get_legend() is not None
 
 
 # --- the reading rules --------------------------------------------------------------------

@@ -245,3 +245,110 @@ def test_benchmark_ratio_data_by_hand():
     assert data["median"].tolist() == [0.6, 0.8, 120.0]
     assert data["met"] == [True, False, True]
     assert data["rounds"][2].tolist() == [90.0, 120.0, 200.0]
+
+
+def test_placement_gradient_data_against_central_differences():
+    """||dl/dW2||_F recomputed from the loss l = sum(C ⊙ y) by central differences in W2.
+
+    One seed, d = 3, stacks of depth 1 and 2: every entry of dl/dW2 is
+    (l(W2 + tau E) - l(W2 - tau E)) / (2 tau), with the forward pass of lnbook.residual only
+    (no backward pass), and the norm is summed by math.fsum.
+    """
+    d, T, eps, tau = 3, 8, 1e-5, 1e-6
+    data = figures.placement_gradient_data(depths=(1, 2), d=d, seeds=(5,), profile_depth=2,
+                                           eps=eps)
+
+    def fd_norms(L, placement):
+        blocks = lnbook.init_blocks(L, d, seed=5)
+        x = np.random.default_rng(6).normal(size=(T, d))
+        C = np.random.default_rng(7).normal(size=(T, d))
+        norms = []
+        for p in blocks:
+            W2 = p["W2"]
+            grad = np.empty_like(W2)
+            for idx in np.ndindex(W2.shape):
+                old = W2[idx]
+                values = []
+                for step in (tau, -tau):
+                    W2[idx] = old + step
+                    y = lnbook.residual_forward(x, blocks, placement=placement, eps=eps)
+                    values.append(math.fsum((C * y).ravel()))
+                W2[idx] = old
+                grad[idx] = (values[0] - values[1]) / (2 * tau)
+            norms.append(math.sqrt(math.fsum((grad**2).ravel())))
+        return np.array(norms)
+
+    for k, placement in enumerate(data["placements"]):
+        profile = fd_norms(2, placement)
+        assert np.allclose(data["profile"][k], profile, rtol=1e-6)
+        assert np.allclose(data["last"][k], [fd_norms(1, placement)[-1], profile[-1]], rtol=1e-6)
+    assert data["labels"] == ("Pre-LN", "Post-LN") and data["block"].tolist() == [1, 2]
+
+
+def test_placement_gradient_data_averages_seeds_and_guide_by_hand():
+    """The mean over two seeds is the mean of the two one-seed norms; the guide halves from
+    L = 1 to L = 4 and starts at Pre-LN's first value."""
+    kw = dict(depths=(1, 4), d=4, profile_depth=3)
+    both = figures.placement_gradient_data(seeds=(0, 1), **kw)
+    one = [figures.placement_gradient_data(seeds=(s,), **kw) for s in (0, 1)]
+    for key in ("profile", "last"):
+        assert np.allclose(both[key], (one[0][key] + one[1][key]) / 2, rtol=1e-14)
+    assert both["guide"][0] == both["last"][0, 0]
+    assert math.isclose(both["guide"][1], both["last"][0, 0] / 2, rel_tol=1e-15)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(depths=()), "depths must be a non-empty sequence of positive integers"),
+    (dict(depths=(0, 2)), "depths must be a non-empty sequence of positive integers"),
+    (dict(depths=(2.5,)), "depths must be a non-empty sequence of positive integers"),
+    (dict(seeds=()), "seeds must hold at least one seed"),
+])
+def test_placement_gradient_data_errors(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        figures.placement_gradient_data(d=4, profile_depth=2, **kwargs)
+
+
+def test_geometry_picture_data_by_hand():
+    """z = (1, 2, 3): v = (-1, 0, 1), q = 2/3; with b_1 = (1, -1, 0)/sqrt 2 and
+    b_2 = (1, 1, -2)/sqrt 6 its plane coordinates are (-1/sqrt 2, -3/sqrt 6); u_0 = v/sqrt(2/3)
+    and, with eps = 2/3, u_eps = v/sqrt(4/3)."""
+    data = figures.geometry_picture_data([[1.0, 2.0, 3.0]], eps=2 / 3, eps_values=(1.0,))
+    v = np.array([-(2**-0.5), -3 * 6**-0.5])
+    assert np.allclose(data["v"], [v], rtol=1e-15, atol=0)
+    assert np.allclose(data["u_0"], [v * 1.5**0.5], rtol=1e-14, atol=0)
+    assert np.allclose(data["u_eps"], [v * 0.75**0.5], rtol=1e-14, atol=0)
+    # |v|^2 = 2 < |u_0|^2 = 3: the ray is drawn to u_0
+    assert np.array_equal(data["ray_ends"], data["u_0"])
+    assert data["radius"] == math.sqrt(3)
+    # radial map at |v| = 3 with eps = 1: 3 / sqrt(3 + 1) = 1.5
+    k = np.flatnonzero(data["norm_v"] == 3.0)
+    assert data["profile"][0, k].tolist() == [1.5]
+
+
+def test_geometry_picture_data_against_plain_numpy():
+    """On the default records: coordinates against a basis rebuilt by hand and plain_core;
+    u_0 on the circle of radius sqrt 3; every point on the ray of its v; the radial map
+    against its closed form; the view holds every point."""
+    data = figures.geometry_picture_data(eps=1.0, eps_values=(0.1, 1.0))
+    z = data["z"]
+    assert z.shape == (12, 3)
+    Q = np.array([[1.0, -1.0, 0.0], [1.0, 1.0, -2.0]]) / np.sqrt([[2.0], [6.0]])
+    v = z - z.mean(axis=1, keepdims=True)
+    assert np.allclose(data["v"], v @ Q.T, rtol=1e-13, atol=1e-13)
+    assert np.allclose(data["u_eps"], plain_core(z, 1.0) @ Q.T, rtol=1e-13, atol=1e-13)
+    assert np.allclose(data["u_0"], plain_core(z, 0.0) @ Q.T, rtol=1e-13, atol=1e-13)
+    assert np.allclose(np.hypot(*data["u_0"].T), np.sqrt(3), rtol=1e-13)
+    for w in (data["u_eps"], data["u_0"], data["ray_ends"]):
+        cross = data["v"][:, 0] * w[:, 1] - data["v"][:, 1] * w[:, 0]
+        assert np.allclose(cross, 0, atol=1e-12)
+        assert (np.sum(data["v"] * w, axis=1) > 0).all()  # same side of the origin
+    rho = data["norm_v"]
+    for k, eps in enumerate((0.1, 1.0)):
+        assert np.allclose(data["profile"][k], rho / np.sqrt(rho**2 / 3 + eps), rtol=1e-14)
+    points = np.concatenate([data["v"], data["u_eps"], data["u_0"]])
+    assert np.abs(points).max() < data["lim"]
+
+
+def test_geometry_picture_data_errors():
+    with pytest.raises(ValueError, match=r"d = 3 features, shape \(n, 3\); got \(2, 4\)"):
+        figures.geometry_picture_data(np.ones((2, 4)))
