@@ -155,10 +155,10 @@ def operator_norm_data(eps: float = 0.1, dims: Sequence[int] = (2, 3)) -> dict:
             "bound": lipschitz_bound(eps=eps)}
 
 
-def amplification_data(z: ArrayLike = (7.0, 7.0), h: ArrayLike = (1e-3, -1e-3)) -> dict:
-    """Finite ratio ``||u(z + h) - u(z)||_2 / ||h||_2`` against ``eps``, and ``eps**-0.5``."""
+def amplification_data(z: ArrayLike = (7.0, 7.0), delta: ArrayLike = (1e-3, -1e-3)) -> dict:
+    """Finite ratio ``||u(z + delta) - u(z)||_2 / ||delta||_2`` against ``eps``, and ``eps**-0.5``."""
     eps = np.logspace(-8, 0, 161)
-    return {"eps": eps, "ratio": np.array([float(amplification(z, h, eps=e)) for e in eps]),
+    return {"eps": eps, "ratio": np.array([float(amplification(z, delta, eps=e)) for e in eps]),
             "bound": np.array([lipschitz_bound(eps=e) for e in eps])}
 
 
@@ -171,12 +171,17 @@ def shift_geometry_data(z: ArrayLike = (2.0, 0.5),
     return {"shifts": shifts, "shifted": z[None, :] + shifts[:, None], "Pz": z - z.mean()}
 
 
-def weighted_projection_data(a: ArrayLike = (0.25, 0.75), x: ArrayLike = (4.0, 2.0)) -> dict:
-    """Oblique projection ``P_a x`` (along 1) and orthogonal projection onto ``ker a^T``."""
-    a, x = np.asarray(a, dtype=float), np.asarray(x, dtype=float)
-    direction = np.array([a[1], -a[0]]) / np.hypot(*a)  # a unit vector with a^T w = 0
-    return {"x": x, "oblique": weighted_centering_matrix(a) @ x,
-            "orthogonal": (direction @ x) * direction, "direction": direction}
+def weighted_projection_data(a: ArrayLike = (0.25, 0.75), z: ArrayLike = (4.0, 2.0)) -> dict:
+    """Oblique projection ``P_a z`` (along 1) and orthogonal projection onto ``ker a^T``.
+
+    Returns the record ``z``, ``oblique`` (``P_a z``), ``orthogonal`` (the Euclidean projection
+    of ``z`` onto the line ``a^T w = 0``) and ``direction``, a unit vector ``w`` of that line.
+    """
+    a, z = np.asarray(a, dtype=float), np.asarray(z, dtype=float)
+    direction = np.array([a[1], -a[0]]) / np.hypot(*a)  # a unit vector w with a^T w = 0
+    # P_a z = z - (a^T z) 1;  orthogonal projection (w^T z) w
+    return {"z": z, "oblique": weighted_centering_matrix(a) @ z,
+            "orthogonal": (direction @ z) * direction, "direction": direction}
 
 
 def record_audit_data(shape: tuple[int, int, int] = (2, 4, 6),

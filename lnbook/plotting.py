@@ -301,7 +301,8 @@ def plot_operator_norm(eps: float = 0.1, dims: Sequence[int] = (2, 3), ax=None):
 def plot_amplification(z: ArrayLike = (7.0, 7.0), h: ArrayLike = (1e-3, -1e-3), ax=None):
     """Finite ratio ``||u(z+δ) - u(z)|| / ||δ||`` against ``eps``, beside ``eps**-0.5``.
 
-    ``h`` is the perturbation δ (the parameter keeps its historical name).
+    ``h`` is the perturbation δ (the parameter keeps its historical name, which the chapter
+    *Sensitivity* calls; the data are ``lnbook.figures.amplification_data(z, delta=h)``).
     """
     data = figures.amplification_data(z, h)
     ax = _new() if ax is None else ax
@@ -309,7 +310,7 @@ def plot_amplification(z: ArrayLike = (7.0, 7.0), h: ArrayLike = (1e-3, -1e-3), 
     ax.plot(data["eps"], data["bound"], "--", color=GUIDE, linewidth=1.5,
             label=r"bound $\varepsilon^{-1/2}$")
     ax.set(xscale="log", yscale="log", xlabel=r"$\varepsilon$",
-           ylabel=r"$\Vert u(z+\delta) - u(z)\Vert_2 / \Vert\delta\Vert_2$",
+           ylabel=r"$\Vert u_\varepsilon(z+\delta) - u_\varepsilon(z)\Vert_2 / \Vert\delta\Vert_2$",
            title=rf"$z = {_vector(z)}$, $\delta = {_vector(h)}$")
     _finish(ax)
     _legend(ax, ncols=2)
@@ -322,9 +323,10 @@ def plot_shift_geometry(z: ArrayLike = (2.0, 0.5), shifts: ArrayLike = (-1.5, 0.
     """Records ``z + c 1`` all project, along ``1``, to the same point ``P z`` of the line ⟂ 1."""
     data = figures.shift_geometry_data(z, shifts)
     ax = _new(height=5.4) if ax is None else ax
-    s = np.array([-4.0, 6.0])
-    ax.plot(s, -s, color=GUIDE, linewidth=1.5, label=r"line $\perp \mathbf{1}$: $z_1 + z_2 = 0$")
-    ax.plot(s, s, ":", color=GUIDE, linewidth=1.5, label=r"span$\{\mathbf{1}\}$")
+    ends = np.array([-4.0, 6.0])
+    ax.plot(ends, -ends, color=GUIDE, linewidth=1.5,
+            label=r"line $\perp \mathbf{1}$: $z_1 + z_2 = 0$")
+    ax.plot(ends, ends, ":", color=GUIDE, linewidth=1.5, label=r"span$\{\mathbf{1}\}$")
     Pz = data["Pz"]
     for k, p in enumerate(data["shifted"]):
         ax.plot([p[0], Pz[0]], [p[1], Pz[1]], "--", color=PALETTE[0], linewidth=1)
@@ -340,19 +342,24 @@ def plot_shift_geometry(z: ArrayLike = (2.0, 0.5), shifts: ArrayLike = (-1.5, 0.
 
 @_styled
 def plot_weighted_projection(a: ArrayLike = (0.25, 0.75), x: ArrayLike = (4.0, 2.0), ax=None):
-    """Oblique projection ``P_a x`` (along 1) and orthogonal projection onto ``ker a^T``."""
+    """Oblique projection ``P_a z`` (along 1) and orthogonal projection onto ``ker a^T``.
+
+    ``x`` is the record ``z`` (the parameter keeps its historical name, which the chapter
+    *Weighted centering* calls; the figure labels it ``z``, as the notation does). The data
+    are ``lnbook.figures.weighted_projection_data(a, z=x)``.
+    """
     data = figures.weighted_projection_data(a, x)
     ax = _new(height=4.6) if ax is None else ax
-    x, oblique, orthogonal, w = data["x"], data["oblique"], data["orthogonal"], data["direction"]
-    s = np.array([-6.0, 6.0])
-    ax.plot(s * w[0], s * w[1], color=GUIDE, linewidth=1.5, label=r"line $a^\top y = 0$")
-    ax.plot([x[0], oblique[0]], [x[1], oblique[1]], "--", color=PALETTE[0], linewidth=1.2)
-    ax.plot([x[0], orthogonal[0]], [x[1], orthogonal[1]], "--", color=PALETTE[1], linewidth=1.2)
-    ax.plot(*x, "o", color="black", label=r"$x$")
+    z, oblique, orthogonal, w = data["z"], data["oblique"], data["orthogonal"], data["direction"]
+    ends = np.array([-6.0, 6.0])
+    ax.plot(ends * w[0], ends * w[1], color=GUIDE, linewidth=1.5, label=r"line $a^\top w = 0$")
+    ax.plot([z[0], oblique[0]], [z[1], oblique[1]], "--", color=PALETTE[0], linewidth=1.2)
+    ax.plot([z[0], orthogonal[0]], [z[1], orthogonal[1]], "--", color=PALETTE[1], linewidth=1.2)
+    ax.plot(*z, "o", color="black", label=r"record $z$")
     ax.plot(*oblique, "o", color=PALETTE[0], markersize=8,
-            label=r"$P_a x$ (along $\mathbf{1}$)")
+            label=r"$P_a z$ (along $\mathbf{1}$)")
     ax.plot(*orthogonal, "s", color=PALETTE[1], markersize=8, label="orthogonal projection")
-    ax.set(aspect="equal", xlim=(-1, 5), ylim=(-2, 3), xlabel=r"$x_1$", ylabel=r"$x_2$",
+    ax.set(aspect="equal", xlim=(-1, 5), ylim=(-2, 3), xlabel=r"$z_1$", ylabel=r"$z_2$",
            title=rf"$a = {_vector(a)}$")
     _finish(ax)
     _legend(ax, ncols=2)
@@ -371,7 +378,7 @@ def plot_record_audit(shape: tuple[int, int, int] = (2, 4, 6), record: tuple[int
                            (bottom, "wrong_axis", "statistics over $T$ (the wrong axis)")):
         ax.imshow(data[key], cmap=cmap, vmin=0, vmax=1)
         ax.plot(record[1], record[0], "x", color="black", markersize=11, markeredgewidth=2.5)
-        ax.set(title=title, xlabel=r"position $t$", ylabel=r"batch item $b$",
+        ax.set(title=title, xlabel="position", ylabel="batch item",
                xticks=range(T), yticks=range(B))
         ax.grid(False)
     _finish(top, bottom)

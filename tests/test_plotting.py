@@ -167,8 +167,8 @@ def test_weighted_projection_draws_its_data():
     data = figures.weighted_projection_data()
     points = {line.get_label(): line.get_xydata()[0] for line in ax.lines
               if line.get_marker() in ("o", "s")}
-    assert np.array_equal(points["$x$"], data["x"])
-    assert np.array_equal(points[r"$P_a x$ (along $\mathbf{1}$)"], data["oblique"])
+    assert np.array_equal(points["record $z$"], data["z"])
+    assert np.array_equal(points[r"$P_a z$ (along $\mathbf{1}$)"], data["oblique"])
     assert np.array_equal(points["orthogonal projection"], data["orthogonal"])
 
 

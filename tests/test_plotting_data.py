@@ -141,7 +141,7 @@ def test_shift_geometry_data_by_hand():
 
 
 def test_weighted_projection_data_by_hand():
-    """x = (4,2), a = (1/4,3/4): a^T x = 5/2, P_a x = x - 5/2 1 = (1.5,-0.5); orthogonal (3,-1)."""
+    """z = (4,2), a = (1/4,3/4): a^T z = 5/2, P_a z = z - 5/2 1 = (1.5,-0.5); orthogonal (3,-1)."""
     data = figures.weighted_projection_data((0.25, 0.75), (4.0, 2.0))
     assert np.allclose(data["oblique"], (1.5, -0.5), rtol=0, atol=1e-15)
     assert np.allclose(data["orthogonal"], (3.0, -1.0), rtol=0, atol=1e-15)
