@@ -156,7 +156,7 @@ def operator_norm_data(eps: float = 0.1, dims: Sequence[int] = (2, 3)) -> dict:
 
 
 def amplification_data(z: ArrayLike = (7.0, 7.0), delta: ArrayLike = (1e-3, -1e-3)) -> dict:
-    """Finite ratio ``||u(z + delta) - u(z)||_2 / ||delta||_2`` against ``eps``, and ``eps**-0.5``."""
+    """Finite ratio ``||u(z + delta) - u(z)||_2 / ||delta||_2`` against ``eps``; ``eps**-0.5``."""
     eps = np.logspace(-8, 0, 161)
     return {"eps": eps, "ratio": np.array([float(amplification(z, delta, eps=e)) for e in eps]),
             "bound": np.array([lipschitz_bound(eps=e) for e in eps])}

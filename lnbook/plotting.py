@@ -29,8 +29,7 @@ from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
-from matplotlib.ticker import (FixedLocator, FuncFormatter, LogLocator, MaxNLocator,
-                               NullFormatter)
+from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, MaxNLocator, NullFormatter
 from numpy.typing import ArrayLike
 
 from . import figures
@@ -666,7 +665,8 @@ def plot_placement_gradients(depths: Sequence[int] = (2, 4, 8, 16, 32), d: int =
         bottom.plot(data["depths"], data["last"][k], "o-", color=PALETTE[k], label=label)
     bottom.plot(data["depths"], data["guide"], ":", color=GUIDE, linewidth=1.5,
                 label=r"$\propto L^{-1/2}$")
-    top.set(xlabel=r"block $l$ (input side first)", ylabel=r"$\Vert\partial\ell/\partial W_2\Vert_F$",
+    top.set(xlabel=r"block $l$ (input side first)",
+            ylabel=r"$\Vert\partial\ell/\partial W_2\Vert_F$",
             title=rf"every block of a stack of depth $L = {profile_depth}$", ylim=(0, None))
     bottom.set(xscale="log", yscale="log", xlabel=r"depth $L$",
                ylabel=r"$\Vert\partial\ell/\partial W_2\Vert_F$",
@@ -740,7 +740,8 @@ def plot_geometry_picture(z: ArrayLike | None = None, eps: float = 1.0,
     top.margins(0.0)
     top.set_aspect("equal", adjustable="datalim")
     top.set(xlabel=r"$b_1^\top z$",
-            ylabel=r"$b_2^\top z$", title=r"the plane $\mathbf{1}^\perp$ of centered records, $d = 3$")
+            ylabel=r"$b_2^\top z$",
+            title=r"the plane $\mathbf{1}^\perp$ of centered records, $d = 3$")
     others = iter(PALETTE[2:])
     for e, profile in zip(data["eps_values"], data["profile"]):
         color = PALETTE[0] if e == eps else next(others)
@@ -749,7 +750,8 @@ def plot_geometry_picture(z: ArrayLike | None = None, eps: float = 1.0,
     bottom.axhline(r, linestyle="--", color=GUIDE, linewidth=1,
                    label=r"$\sqrt{3}$, the limit ($\varepsilon = 0$)")
     bottom.set(xlabel=r"$\Vert v\Vert_2 = \sqrt{3q}$", ylabel=r"$\Vert u_\varepsilon(z)\Vert_2$",
-               ylim=(0, 1.9), title=r"the radial map $\Vert v\Vert_2 \mapsto \Vert u_\varepsilon(z)\Vert_2$")
+               ylim=(0, 1.9),
+               title=r"the radial map $\Vert v\Vert_2 \mapsto \Vert u_\varepsilon(z)\Vert_2$")
     _finish(top, bottom)
     handles, labels = [], []
     for ax in (top, bottom):

@@ -246,7 +246,7 @@ def test_benchmark_ratios_draw_their_data():
 
 
 def test_placement_gradients_draw_their_data():
-    kw = dict(depths=(2, 4, 8), d=8, seeds=(0, 1), profile_depth=4, eps=1e-5)
+    kw = {"depths": (2, 4, 8), "d": 8, "seeds": (0, 1), "profile_depth": 4, "eps": 1e-5}
     top, bottom = plotting.plot_placement_gradients(**kw)
     data = figures.placement_gradient_data(**kw)
     assert top.figure is bottom.figure
@@ -298,7 +298,7 @@ def test_draws_on_given_axes():
     assert ax.get_legend() is not None
     fig, (a, b) = plt.subplots(2)
     assert plotting.plot_response(axes=(a, b)) == (a, b)
-    fig, (a, b) = plt.subplots(2)
+    _, (a, b) = plt.subplots(2)
     assert plotting.plot_geometry_picture(axes=(a, b)) == (a, b)
     assert a.get_legend() is not None
 

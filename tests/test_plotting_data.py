@@ -288,7 +288,7 @@ def test_placement_gradient_data_against_central_differences():
 def test_placement_gradient_data_averages_seeds_and_guide_by_hand():
     """The mean over two seeds is the mean of the two one-seed norms; the guide halves from
     L = 1 to L = 4 and starts at Pre-LN's first value."""
-    kw = dict(depths=(1, 4), d=4, profile_depth=3)
+    kw = {"depths": (1, 4), "d": 4, "profile_depth": 3}
     both = figures.placement_gradient_data(seeds=(0, 1), **kw)
     one = [figures.placement_gradient_data(seeds=(s,), **kw) for s in (0, 1)]
     for key in ("profile", "last"):
@@ -298,10 +298,10 @@ def test_placement_gradient_data_averages_seeds_and_guide_by_hand():
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    (dict(depths=()), "depths must be a non-empty sequence of positive integers"),
-    (dict(depths=(0, 2)), "depths must be a non-empty sequence of positive integers"),
-    (dict(depths=(2.5,)), "depths must be a non-empty sequence of positive integers"),
-    (dict(seeds=()), "seeds must hold at least one seed"),
+    ({"depths": ()}, "depths must be a non-empty sequence of positive integers"),
+    ({"depths": (0, 2)}, "depths must be a non-empty sequence of positive integers"),
+    ({"depths": (2.5,)}, "depths must be a non-empty sequence of positive integers"),
+    ({"seeds": ()}, "seeds must hold at least one seed"),
 ])
 def test_placement_gradient_data_errors(kwargs, message):
     with pytest.raises(ValueError, match=message):
