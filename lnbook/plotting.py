@@ -699,6 +699,7 @@ def plot_geometry_picture(z: ArrayLike | None = None, eps: float = 1.0,
     >>> plt.close(left.figure)
     """
     from .geometry import plane_basis, radial_profile
+    from .normalize import core
 
     left, right = _axes(axes, 2, width=9.6)
     if z is None:
