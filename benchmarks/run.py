@@ -95,7 +95,7 @@ def fmt_time(t: float | None) -> str:
 
 def machine() -> dict:
     info = {
-        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "python": platform.python_version(),
         "numpy": np.__version__,
         "lnbook": lnbook.__version__,

@@ -9,7 +9,8 @@ or making the code cell beside the prose print or assert it, over exempting it h
 * ``EXEMPT_TOKENS`` -- single numeric tokens of one chapter's markdown cell that the audit skips:
   ``{(chapter stem, markdown cell id): {token: reason}}``. Empty today.
 * ``ALLOWED_NBVAL_MARKERS`` -- nbval markers (``# NBVAL_*`` comments, ``nbval-*`` and
-  ``raises-exception`` cell tags) a chapter may carry: ``{(chapter stem, cell id, marker): reason}``.
+  ``raises-exception`` cell tags) a chapter may carry:
+  ``{(chapter stem, cell id, marker): reason}``.
   None today: every cell of every chapter is re-run and its whole output compared.
 """
 

@@ -7,11 +7,11 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from conftest import eps_values, finite, record_arrays, torch_or_skip
 from hypothesis import given
 from hypothesis import strategies as st
 
 import lnbook
-from conftest import eps_values, finite, record_arrays, torch_or_skip
 
 
 def test_stats_by_hand():
@@ -157,7 +157,8 @@ def test_offset_accuracy():
         (lambda: lnbook.layer_norm([1, 2, 3], gamma=[1, 2]), r"gamma must have shape \(3,\)"),
         (lambda: lnbook.layer_norm([1, 2, 3], beta=1.0), r"beta must have shape \(3,\).*\(\)"),
         (lambda: lnbook.layer_norm([1, 2], gamma=[1, np.nan]), r"gamma contains NaN"),
-        (lambda: lnbook.stats([1e200, -1e200]), r"variance of a record is not finite in float64 \(overflow"),
+        (lambda: lnbook.stats([1e200, -1e200]),
+         r"variance of a record is not finite in float64 \(overflow"),
         (lambda: lnbook.core(["a", "b"]), r"z must be a real array of numbers .*dtype <U1"),
         (lambda: lnbook.core(["1", "2"]), r"z must be a real array of numbers .*dtype <U1"),
         (lambda: lnbook.core([True, False]), r"z must be a real array of numbers .*dtype bool"),

@@ -31,7 +31,7 @@ import yaml
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
-import notebook_policy as policy  # noqa: E402
+import notebook_policy as policy  # noqa: E402  (tests/ is not a package)
 
 CHAPTERS = sorted((ROOT / "book").glob("*.ipynb"))
 # environment variables a reader's machine does not set; nothing may depend on them
@@ -226,7 +226,8 @@ def prose_tokens(source: str) -> list[Token]:
             value = SCALES[m.group("bare").lower()]
         else:
             if m.group("tens"):
-                value = TENS[m.group("tens").lower()] + UNITS.get((m.group("unit") or "").lower(), 0)
+                unit = UNITS.get((m.group("unit") or "").lower(), 0)
+                value = TENS[m.group("tens").lower()] + unit
             elif m.group("small"):
                 value = UNITS[m.group("small").lower()]
             else:  # "a"/"an" counts only before a scale word: "a million"
@@ -508,7 +509,8 @@ def _notebook(*cells):
     ("prose", "tokens"),
     [
         ("The ratio is 0.123.", ["0.123"]),  # a decimal at the end of a sentence
-        ("sizes 1 to 9, fifty times, $10^{-3}$, 1e-3, 2E3", ["9", "fifty", "10^{-3}", "1e-3", "2E3"]),
+        ("sizes 1 to 9, fifty times, $10^{-3}$, 1e-3, 2E3",
+         ["9", "fifty", "10^{-3}", "1e-3", "2E3"]),
         ("twenty-five records, a million of them, three hundred", ["twenty-five", "a million",
                                                                    "three hundred"]),
         ("$(q+\\varepsilon)^{3/2}$, $s^3$, $v^{-1/2}$, $x_{12}$, $z_i$, $\\tfrac12$, $e_3$", []),
@@ -516,7 +518,8 @@ def _notebook(*cells):
                                                                      "\\frac{3}{16}", "2^{53}"]),
         ("$1.2 \\times 10^{-3}$ and 18.5 %", ["1.2 \\times 10^{-3}", "18.5"]),
         ("{ref}`ch-3` {numref}`fig-4` {cite:p}`ba2016` {glue:text}`x-5:.4f` (their §5.1)", []),
-        ("(eq-7)=\n```{math}\n:label: eq-7\n:name: fig-8\n```\nPyTorch 2.13.0, torch 2.13, IEEE 754", []),
+        ("(eq-7)=\n```{math}\n:label: eq-7\n:name: fig-8\n```\n"
+         "PyTorch 2.13.0, torch 2.13, IEEE 754", []),
         ("see https://example.org/a/35 and arXiv:1607.06450; numpy 2.4", []),
         ("0, 1 and 2 are structural; twice is not a token", []),
     ],
@@ -573,7 +576,8 @@ def test_glue_records_see_swapped_names():
     cell.outputs = [glued("max", "0.99"), glued("median", "0.12")]
     nb = nbformat.v4.new_notebook(cells=[cell])
     before = glue_records(nb)
-    cell.outputs[0].metadata.scrapbook.name, cell.outputs[1].metadata.scrapbook.name = "median", "max"
+    cell.outputs[0].metadata.scrapbook.name = "median"
+    cell.outputs[1].metadata.scrapbook.name = "max"
     assert glue_records(nb) != before
     assert before == [("max", "0.99"), ("median", "0.12")]
 

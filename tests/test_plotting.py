@@ -92,7 +92,8 @@ def test_amplification_figure_data():
     ax = plotting.plot_amplification()
     (eps, ratio), = curves(ax)
     assert np.allclose(ratio, (1e-6 + eps) ** -0.5, rtol=1e-6)
-    (eps_b, bound), = [(l.get_xdata(), l.get_ydata()) for l in ax.lines if l.get_linestyle() == "--"]
+    (eps_b, bound), = [(line.get_xdata(), line.get_ydata()) for line in ax.lines
+                       if line.get_linestyle() == "--"]
     assert np.allclose(bound, np.asarray(eps_b) ** -0.5) and (ratio <= bound).all()
 
 
