@@ -33,6 +33,9 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 import notebook_policy as policy  # noqa: E402  (tests/ is not a package)
 
+sys.path.insert(0, str(ROOT / "tools"))
+from colab_cell import MARK as INSTALL_CELL_MARK  # noqa: E402
+
 CHAPTERS = sorted((ROOT / "book").glob("*.ipynb"))
 # environment variables a reader's machine does not set; nothing may depend on them
 MACHINE_VARIABLES = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
@@ -288,11 +291,14 @@ def prose_audit(nb, chapter: str = "") -> list[tuple[int, str]]:
     """(markdown cell index, token) for each prose number no adjacent code cell witnesses.
 
     A markdown cell's witnesses are the nearest non-empty code cell above it and the nearest
-    below it: the same value must appear in that cell's source or stored outputs (decimals at
-    the precision the prose displays, signs ignored).
+    below it (the Colab install cell does not count): the same value must appear in that
+    cell's source or stored outputs (decimals at the precision the prose displays, signs
+    ignored).
     """
     cells = nb.cells
-    code_at = [i for i, c in enumerate(cells) if c.cell_type == "code" and c.source.strip()]
+    # the Colab install cell (tools/colab_cell.py) is plumbing, not part of the story
+    code_at = [i for i, c in enumerate(cells) if c.cell_type == "code" and c.source.strip()
+               and not c.source.startswith(INSTALL_CELL_MARK)]
     evidence = {i: cell_evidence(cells[i]) for i in code_at}
     missing = []
     for i, cell in enumerate(cells):
