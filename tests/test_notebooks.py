@@ -22,7 +22,9 @@ import math
 import os
 import pathlib
 import re
+import subprocess
 import sys
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 import nbformat
@@ -334,30 +336,57 @@ def clean_environment() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k not in MACHINE_VARIABLES}
 
 
-def execute_fresh(path: pathlib.Path):
-    """Execute a copy of a chapter top to bottom in a fresh python3 kernel; return the copy."""
-    from nbclient import NotebookClient
+# Run in a subprocess: execute one chapter in a fresh python3 kernel, in book/, and write the
+# executed notebook to the path given (kernels of several chapters can then run side by side).
+EXECUTE = r"""
+import sys
+import nbformat
+from nbclient import NotebookClient
 
-    nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(
-        nb, timeout=600, kernel_name="python3", record_timing=False,
-        resources={"metadata": {"path": str(path.parent)}},
+source, target = sys.argv[1], sys.argv[2]
+nb = nbformat.read(source, as_version=4)
+NotebookClient(nb, timeout=600, kernel_name="python3", record_timing=False,
+               resources={"metadata": {"path": sys.argv[3]}}).execute()
+nbformat.write(nb, target)
+"""
+
+
+def execute_fresh(path: pathlib.Path, target: pathlib.Path):
+    """Execute a copy of a chapter top to bottom in a fresh python3 kernel, in a subprocess
+    without OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE; return the executed copy."""
+    run = subprocess.run(
+        [sys.executable, "-c", EXECUTE, str(path), str(target), str(path.parent)],
+        env=clean_environment(), capture_output=True, text=True, timeout=1200,
     )
-    client.execute(env=clean_environment())
-    return nb
+    if run.returncode != 0:
+        raise AssertionError(f"{path.name} does not execute in a fresh kernel:\n"
+                             f"{run.stderr[-4000:]}")
+    return nbformat.read(target, as_version=4)
 
 
 @pytest.fixture(scope="module")
-def executed():
-    """Each chapter executed once per test module, shared by every check that needs it."""
-    cache: dict[pathlib.Path, object] = {}
+def executed(request, tmp_path_factory):
+    """Each chapter executed once per test module, shared by every check that needs it.
 
-    def get(path: pathlib.Path):
-        if path not in cache:
-            cache[path] = execute_fresh(path)
-        return cache[path]
+    The chapters this session selected start together, LNBOOK_EXECUTE_JOBS (2) at a time.
+    """
+    folder = tmp_path_factory.mktemp("executed")
+    selected = [item.callspec.params["chapter_path"] for item in request.session.items
+                if item.module is request.module and hasattr(item, "callspec")
+                and "chapter_path" in item.callspec.params
+                and "executed" in getattr(item, "fixturenames", ())]
+    pool = ThreadPoolExecutor(max_workers=max(1, int(os.environ.get("LNBOOK_EXECUTE_JOBS", "2"))))
+    futures: dict[pathlib.Path, Future] = {}
 
-    return get
+    def submit(path: pathlib.Path) -> Future:
+        if path not in futures:
+            futures[path] = pool.submit(execute_fresh, path, folder / path.name)
+        return futures[path]
+
+    for path in dict.fromkeys(selected):
+        submit(path)
+    yield lambda path: submit(path).result()
+    pool.shutdown(wait=True, cancel_futures=True)
 
 
 # --------------------------------------------------------------------------------------------

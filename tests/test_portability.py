@@ -23,12 +23,15 @@ know, such as the pre-2.4 ``AVX2`` or ``AVX512F``. So every kernel the variant s
 from an IPython startup file, which dispatch targets are enabled and which OpenBLAS kernel is
 loaded; the test asserts that the intended ones are really off and the intended kernel is on.
 
-Variants run two at a time (``LNBOOK_PORTABILITY_JOBS``). Select this tier with
+Variants run two at a time (``LNBOOK_PORTABILITY_JOBS``). The variant that equals this
+machine's default code path is skipped: the book tier's plain nbval run (no variable set)
+already runs it. Select this tier with
 ``pytest -m portability tests/test_portability.py``; deselect it with ``-m "not portability"``.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import pathlib
@@ -90,6 +93,16 @@ del _f, _lnbook_openblas_core, _mu
 """
 
 
+@functools.cache
+def default_openblas_kernel() -> str:
+    """The OpenBLAS kernel this machine loads when no variable chooses one."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENBLAS_", "NPY_"))}
+    with tempfile.TemporaryDirectory() as tmp:
+        env["LNBOOK_PORTABILITY_PROBE"] = str(pathlib.Path(tmp) / "probe.jsonl")
+        subprocess.run([sys.executable, "-c", PROBE], env=env, check=True, timeout=120)
+        return json.loads((pathlib.Path(tmp) / "probe.jsonl").read_text())["openblas"]
+
+
 def variant_environment(name: str, home: pathlib.Path) -> dict[str, str]:
     """The caller's environment without OPENBLAS_*/NPY_* variables, plus the variant's."""
     coretype, disabled, _ = VARIANTS[name]
@@ -124,6 +137,20 @@ def run_variant(name: str) -> dict:
             "kernels": kernels}
 
 
+def skip_reason(variant: str) -> str | None:
+    """Why a variant need not run on this machine, or None."""
+    _, disabled, reported = VARIANTS[variant]
+    if variant == "skylakex":
+        from numpy._core import _multiarray_umath as mu
+
+        if not mu.__cpu_features__.get("AVX512_SKX"):
+            return "this CPU has no AVX-512: OpenBLAS cannot load its SkylakeX kernel here"
+    if not disabled and default_openblas_kernel() == reported:
+        return (f"this machine's default code path ({reported}, every numpy target): the book "
+                "tier's plain nbval run, with no variable set, covers it")
+    return None
+
+
 @pytest.fixture(scope="module")
 def outcomes(request):
     """Start the selected variants, LNBOOK_PORTABILITY_JOBS (2) at a time, once per module."""
@@ -135,7 +162,8 @@ def outcomes(request):
     futures: dict[str, Future] = {}
     lock = threading.Lock()
     for name in dict.fromkeys(selected):
-        futures[name] = pool.submit(run_variant, name)
+        if not skip_reason(name):
+            futures[name] = pool.submit(run_variant, name)
 
     def get(name: str) -> dict:
         with lock:
@@ -169,11 +197,9 @@ def test_dispatch_target_names_are_numpy_24s():
 def test_chapters_reproduce_under(variant, outcomes):
     """Every chapter's stored outputs come out again, byte for byte, on this code path."""
     coretype, disabled, reported = VARIANTS[variant]
-    if variant == "skylakex":
-        from numpy._core import _multiarray_umath as mu
-
-        if not mu.__cpu_features__.get("AVX512_SKX"):
-            pytest.skip("this CPU has no AVX-512: OpenBLAS cannot load its SkylakeX kernel here")
+    reason = skip_reason(variant)
+    if reason:
+        pytest.skip(reason)
     outcome = outcomes(variant)
     assert outcome["kernels"], (
         f"no kernel of the {variant} run reported its CPU features:\n{outcome['stderr'][-3000:]}")
