@@ -29,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import tomllib
+from concurrent.futures import Future, ThreadPoolExecutor
 
 import nbformat
 import pytest
@@ -161,16 +162,42 @@ def binder_env():
         yield python, env, venv
 
 
-@pytest.mark.binder
-@pytest.mark.parametrize("path", CHAPTERS, ids=[p.stem for p in CHAPTERS])
-def test_chapter_runs_in_binder_environment(binder_env, path):
-    """The chapter executes without error, from book/, in the requirements.txt environment."""
-    python, env, venv = binder_env
+def run_chapter(binder_env, path: pathlib.Path) -> tuple[subprocess.CompletedProcess, dict]:
+    python, env, _ = binder_env
     run = subprocess.run([str(python), "-c", RUNNER, path.name], cwd=BOOK, env=env,
                          capture_output=True, text=True, timeout=900)
     reports = [line for line in run.stdout.splitlines() if line.startswith("REPORT ")]
-    assert run.returncode == 0 and reports, f"runner failed:\n{run.stdout}\n{run.stderr}"
-    report = json.loads(reports[-1].removeprefix("REPORT "))
+    report = json.loads(reports[-1].removeprefix("REPORT ")) if reports else {}
+    return run, report
+
+
+@pytest.fixture(scope="module")
+def binder_runs(request, binder_env):
+    """Every selected chapter run in the Binder environment, LNBOOK_EXECUTE_JOBS (2) at a time."""
+    selected = [item.callspec.params["path"] for item in request.session.items
+                if item.module is request.module and hasattr(item, "callspec")
+                and "binder_runs" in getattr(item, "fixturenames", ())]
+    pool = ThreadPoolExecutor(max_workers=max(1, int(os.environ.get("LNBOOK_EXECUTE_JOBS", "2"))))
+    futures: dict[pathlib.Path, Future] = {}
+
+    def submit(path: pathlib.Path) -> Future:
+        if path not in futures:
+            futures[path] = pool.submit(run_chapter, binder_env, path)
+        return futures[path]
+
+    for path in dict.fromkeys(selected):
+        submit(path)
+    yield lambda path: submit(path).result()
+    pool.shutdown(wait=True, cancel_futures=True)
+
+
+@pytest.mark.binder
+@pytest.mark.parametrize("path", CHAPTERS, ids=[p.stem for p in CHAPTERS])
+def test_chapter_runs_in_binder_environment(binder_env, binder_runs, path):
+    """The chapter executes without error, from book/, in the requirements.txt environment."""
+    _, _, venv = binder_env
+    run, report = binder_runs(path)
+    assert run.returncode == 0 and report, f"runner failed:\n{run.stdout}\n{run.stderr}"
     assert report["error"] is None, f"{path.name} failed in the Binder environment:\n" \
                                     f"{report['error']}"
     assert pathlib.Path(report["prefix"]).resolve() == venv.resolve(), (
@@ -226,7 +253,8 @@ def test_install_cell_installs_lnbook_where_it_is_missing():
         python = str(venv / "bin" / "python")
         env["LNBOOK_PIP_SOURCE"] = ROOT.as_uri()
         probe = "import importlib.util as u; print(u.find_spec('lnbook') is None)"
-        before = subprocess.run([python, "-c", probe], env=env, capture_output=True, text=True)
+        before = subprocess.run([python, "-c", probe], cwd=tmp, env=env, capture_output=True,
+                                text=True)
         assert before.stdout.strip() == "True", "the fresh environment already has lnbook"
         run = subprocess.run([python, "-c", colab_cell.render()], cwd=tmp, env=env,
                              capture_output=True, text=True, timeout=1800)
