@@ -29,7 +29,8 @@ def record_arrays(min_d: int = 1, max_d: int = 8, max_lead: int = 2):
 
 def torch_or_skip():
     """Import torch for the peer tests, or skip them saying why (in CI: fail, never skip)."""
-    reason = "PyTorch is not installed here; tools/test installs torch==2.13.0"
+    reason = ("PyTorch is not installed here; tools/setup-env installs the version pinned in "
+              "pyproject.toml (extra `test`)")
     if os.environ.get("CI", "").lower() not in ("", "0", "false", "no"):
         try:
             import torch
