@@ -25,6 +25,7 @@ import json
 import os
 import pathlib
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -175,7 +176,7 @@ def run_chapter(binder_env, path: pathlib.Path) -> tuple[subprocess.CompletedPro
 def binder_runs(request, binder_env):
     """Every selected chapter run in the Binder environment, LNBOOK_EXECUTE_JOBS (2) at a time."""
     selected = [item.callspec.params["path"] for item in request.session.items
-                if item.module is request.module and hasattr(item, "callspec")
+                if getattr(item, "module", None) is request.module and hasattr(item, "callspec")
                 and "binder_runs" in getattr(item, "fixturenames", ())]
     pool = ThreadPoolExecutor(max_workers=max(1, int(os.environ.get("LNBOOK_EXECUTE_JOBS", "2"))))
     futures: dict[pathlib.Path, Future] = {}
@@ -247,11 +248,20 @@ def test_install_cell_does_nothing_where_lnbook_is_installed():
 
 @pytest.mark.binder
 def test_install_cell_installs_lnbook_where_it_is_missing():
-    """In a fresh environment the cell installs lnbook and myst-nb (here from this checkout)."""
+    """In a fresh environment the cell installs lnbook and myst-nb (here from a copy of this
+    checkout)."""
     with tempfile.TemporaryDirectory(prefix="lnbook-colab-") as tmp:
         venv, env = fresh_environment(pathlib.Path(tmp))
         python = str(venv / "bin" / "python")
-        env["LNBOOK_PIP_SOURCE"] = ROOT.as_uri()
+        # pip builds a local directory in place (build/, *.egg-info): give it a copy of the
+        # package's files so the checkout stays clean
+        source = pathlib.Path(tmp) / "lnbook-source"
+        source.mkdir()
+        for name in ("pyproject.toml", "README.md"):
+            shutil.copy(ROOT / name, source / name)
+        shutil.copytree(ROOT / "lnbook", source / "lnbook",
+                        ignore=shutil.ignore_patterns("__pycache__"))
+        env["LNBOOK_PIP_SOURCE"] = source.as_uri()
         probe = "import importlib.util as u; print(u.find_spec('lnbook') is None)"
         before = subprocess.run([python, "-c", probe], cwd=tmp, env=env, capture_output=True,
                                 text=True)

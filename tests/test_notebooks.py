@@ -372,7 +372,7 @@ def executed(request, tmp_path_factory):
     """
     folder = tmp_path_factory.mktemp("executed")
     selected = [item.callspec.params["chapter_path"] for item in request.session.items
-                if item.module is request.module and hasattr(item, "callspec")
+                if getattr(item, "module", None) is request.module and hasattr(item, "callspec")
                 and "chapter_path" in item.callspec.params
                 and "executed" in getattr(item, "fixturenames", ())]
     pool = ThreadPoolExecutor(max_workers=max(1, int(os.environ.get("LNBOOK_EXECUTE_JOBS", "2"))))

@@ -155,7 +155,7 @@ def skip_reason(variant: str) -> str | None:
 def outcomes(request):
     """Start the selected variants, LNBOOK_PORTABILITY_JOBS (2) at a time, once per module."""
     selected = [item.callspec.params["variant"] for item in request.session.items
-                if item.module is request.module and hasattr(item, "callspec")
+                if getattr(item, "module", None) is request.module and hasattr(item, "callspec")
                 and "variant" in item.callspec.params]
     jobs = int(os.environ.get("LNBOOK_PORTABILITY_JOBS", "2"))
     pool = ThreadPoolExecutor(max_workers=max(1, jobs))
