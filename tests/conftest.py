@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import os
+import pathlib
+
+# Keras 3 imports TensorFlow unless told otherwise; the Keras peer tests run on the JAX backend
+# (jax and keras are pinned in pyproject.toml's `test` extra). Set before any test imports keras.
+os.environ.setdefault("KERAS_BACKEND", "jax")
 
 import numpy as np
 import pytest
@@ -24,7 +29,8 @@ def record_arrays(min_d: int = 1, max_d: int = 8, max_lead: int = 2):
 
 def torch_or_skip():
     """Import torch for the peer tests, or skip them saying why (in CI: fail, never skip)."""
-    reason = "PyTorch is not installed here; tools/test installs torch==2.13.0"
+    reason = ("PyTorch is not installed here; tools/setup-env installs the version pinned in "
+              "pyproject.toml (extra `test`)")
     if os.environ.get("CI", "").lower() not in ("", "0", "false", "no"):
         try:
             import torch
@@ -32,3 +38,71 @@ def torch_or_skip():
             pytest.fail(f"{reason}, and CI must run the PyTorch peer tests")
         return torch
     return pytest.importorskip("torch", reason=reason)
+
+
+# --------------------------------------------------------------------------------------------
+# Tiers (README, "Tests in tiers"): every test belongs to one of fast, book, site, binder.
+# Files of the book, site and binder tiers are marked here, by file, so `-m` selects a tier.
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+HTML_INDEX = ROOT / "_build" / "html" / "index.html"
+TIER_OF_FILE = {
+    "test_notebooks.py": "book",
+    "test_portability.py": "book",
+    "test_site.py": "site",
+}
+# what the built site is made from: newer than the build means the build is stale
+SITE_SOURCES = ["_config.yml", "_toc.yml", "book", "_ext", "lnbook"]
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").lower() not in ("", "0", "false", "no")
+
+
+def site_is_stale() -> str | None:
+    """Why the built site cannot be tested as it stands, or None when it is current."""
+    if not HTML_INDEX.exists():
+        return f"{HTML_INDEX.parent} has not been built"
+    built = HTML_INDEX.stat().st_mtime
+    for name in SITE_SOURCES:
+        path = ROOT / name
+        files = [path] if path.is_file() else [p for p in path.rglob("*") if p.is_file()
+                                               and "__pycache__" not in p.parts]
+        newer = [p for p in files if p.stat().st_mtime > built]
+        if newer:
+            return f"{newer[0].relative_to(ROOT)} is newer than the built site"
+    return None
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark each test with its tier; outside the site tier, skip the site tests of a missing
+    or stale build, saying why (in CI, and under `tools/test site`, they run or fail)."""
+    stale: list[str | None] = []  # computed once, at the first site test
+    for item in items:
+        tier = TIER_OF_FILE.get(item.path.name)
+        if item.path.suffix == ".ipynb":
+            tier = "book"
+        if tier is not None:
+            item.add_marker(getattr(pytest.mark, tier))
+        if tier == "site" and not in_ci() and not os.environ.get("LNBOOK_SITE_TIER"):
+            if not stale:
+                stale.append(site_is_stale())
+            if stale[0]:
+                item.add_marker(pytest.mark.skip(
+                    reason=f"{stale[0]}: `tools/test site` builds it and runs these tests"))
+
+
+# In CI the pinned peer frameworks must run: a peer test that skips because its framework is
+# missing fails instead (TensorFlow is not pinned, so its recipe test may still skip).
+PINNED_PEERS = ("PyTorch", "Flax", "Keras")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.skipped and in_ci() and isinstance(report.longrepr, tuple):
+        reason = str(report.longrepr[2])
+        if "not installed" in reason and any(peer in reason for peer in PINNED_PEERS):
+            report.outcome = "failed"
+            report.longrepr = f"CI must run the pinned peer tests: {reason}"

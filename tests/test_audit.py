@@ -48,12 +48,17 @@ def test_central_difference_of_quadratic_is_exact():
     ("call", "message"),
     [
         (lambda: lnbook.record_audit(lnbook.layer_norm, [1.0, 2.0], (0,)), r"several records"),
-        (lambda: lnbook.record_audit(lnbook.layer_norm, np.ones((2, 3)), (5,)), r"record must index"),
-        (lambda: lnbook.record_audit(lambda x: x[0], np.ones((2, 3)), (0,)), r"must keep the shape"),
-        (lambda: lnbook.central_difference_jacobian(np.sin, [[1.0]]), r"one record of shape \(d,\)"),
-        (lambda: lnbook.central_difference_jacobian(np.sin, [1.0], h=0), r"h must be a positive, finite step"),
+        (lambda: lnbook.record_audit(lnbook.layer_norm, np.ones((2, 3)), (5,)),
+         r"record must index"),
+        (lambda: lnbook.record_audit(lambda x: x[0], np.ones((2, 3)), (0,)),
+         r"must keep the shape"),
+        (lambda: lnbook.central_difference_jacobian(np.sin, [[1.0]]),
+         r"one record of shape \(d,\)"),
+        (lambda: lnbook.central_difference_jacobian(np.sin, [1.0], h=0),
+         r"h must be a positive, finite step"),
         (lambda: lnbook.central_difference_jacobian(np.sin, [1.0], h=np.inf), r"h = inf"),
-        (lambda: lnbook.record_audit(lambda x: x * np.nan, np.ones((2, 3)), (0,)), r"output is not finite"),
+        (lambda: lnbook.record_audit(lambda x: x * np.nan, np.ones((2, 3)), (0,)),
+         r"output is not finite"),
     ],
 )
 def test_bad_input_raises(call, message):

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import finite
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import lnbook
-from conftest import finite
 
 weights = st.integers(1, 8).flatmap(
-    lambda n: hnp.arrays(np.float64, n, elements=st.floats(0.0, 1.0)).filter(lambda w: w.sum() > 0.1)
+    lambda n: hnp.arrays(np.float64, n, elements=st.floats(0.0, 1.0)).filter(
+        lambda w: w.sum() > 0.1
+    )
 ).map(lambda w: w / w.sum())
 
 
@@ -55,7 +57,8 @@ def test_weighted_example_by_hand():
     assert a @ x == 2.5
     assert np.array_equal(Pax, [1.5, -0.5])
     assert a @ Pax == 0 and Pax.mean() == 0.5
-    assert not np.array_equal(lnbook.weighted_centering_matrix(a), lnbook.weighted_centering_matrix(a).T)
+    P_a = lnbook.weighted_centering_matrix(a)
+    assert not np.array_equal(P_a, P_a.T)
 
 
 def test_weighted_is_least_squares_residual():
@@ -72,8 +75,8 @@ def test_weighted_is_least_squares_residual():
 @given(st.integers(1, 10))
 def test_uniform_weights_give_P(n):
     """a = 1/n gives the usual centering matrix."""
-    assert np.allclose(lnbook.weighted_centering_matrix(np.full(n, 1 / n)), lnbook.centering_matrix(n),
-                       atol=1e-15)
+    assert np.allclose(lnbook.weighted_centering_matrix(np.full(n, 1 / n)),
+                       lnbook.centering_matrix(n), atol=1e-15)
 
 
 @given(hnp.arrays(np.float64, 3, elements=finite))
@@ -90,7 +93,8 @@ def test_centering_matches_core_numerator(z):
         (lambda: lnbook.centering_matrix(0), r"d must be a positive integer; got d = 0"),
         (lambda: lnbook.centering_matrix(2.5), r"d must be a positive integer; got 2\.5"),
         (lambda: lnbook.centering_matrix(True), r"d must be a positive integer; got True"),
-        (lambda: lnbook.weighted_centering_matrix([1.5, -0.5]), r"non-negative; got a\[1\] = -0\.5"),
+        (lambda: lnbook.weighted_centering_matrix([1.5, -0.5]),
+         r"non-negative; got a\[1\] = -0\.5"),
         (lambda: lnbook.weighted_centering_matrix([0.5, 0.6]), r"sum to 1; got sum\(a\) = 1\.1"),
         (lambda: lnbook.weighted_centering_matrix([[0.5, 0.5]]), r"vector of shape \(d,\)"),
         (lambda: lnbook.weighted_centering_matrix([np.nan, 1]), r"a contains NaN"),

@@ -6,12 +6,12 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from conftest import eps_values, finite, record_arrays, torch_or_skip
 from hypothesis import assume, given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import lnbook
-from conftest import eps_values, finite, record_arrays, torch_or_skip
 
 records = st.integers(2, 8).flatmap(lambda d: hnp.arrays(np.float64, d, elements=finite))
 
@@ -112,7 +112,10 @@ def test_input_grad_is_vector_jacobian_product(z, eps, seed):
 
 
 def test_input_grad_by_hand_and_finite_differences():
-    """l = y_2 at z = (-1, 1), eps = 3: dl/dz = row 2 of J = (-3/16, 3/16); central differences agree."""
+    """l = y_2 at z = (-1, 1), eps = 3: dl/dz = row 2 of J = (-3/16, 3/16).
+
+    Central differences agree.
+    """
     g = np.array([0.0, 1.0])
     assert np.array_equal(lnbook.input_grad([-1, 1], g, eps=3), [-0.1875, 0.1875])
     z = np.array([0.3, -1.2, 2.5])
@@ -152,7 +155,8 @@ def test_param_grads_sum_over_records_and_finite_differences():
     gamma, beta = rng.normal(size=4), rng.normal(size=4)
     dgamma, dbeta = lnbook.param_grads(z, g, eps=0.01)
     parts = [lnbook.param_grads(z[b, t], g[b, t], eps=0.01) for b in range(2) for t in range(3)]
-    assert np.allclose(dgamma, sum(p[0] for p in parts)) and np.allclose(dbeta, sum(p[1] for p in parts))
+    assert np.allclose(dgamma, sum(p[0] for p in parts))
+    assert np.allclose(dbeta, sum(p[1] for p in parts))
     loss_gamma = lambda c: np.array([np.sum(g * lnbook.layer_norm(z, c, beta, eps=0.01))])  # noqa: E731
     loss_beta = lambda c: np.array([np.sum(g * lnbook.layer_norm(z, gamma, c, eps=0.01))])  # noqa: E731
     assert np.allclose(lnbook.central_difference_jacobian(loss_gamma, gamma)[0], dgamma, atol=1e-8)
@@ -189,7 +193,7 @@ def test_peer_pytorch_autograd_jacobian():
     rng = np.random.default_rng(7)
     for d, eps in [(2, 3.0), (5, 1e-5), (8, 0.3)]:
         z, gamma = rng.normal(size=d) * 2, rng.normal(size=d)
-        f = lambda x: torch.nn.functional.layer_norm(  # noqa: E731
+        f = lambda x, d=d, gamma=gamma, eps=eps: torch.nn.functional.layer_norm(  # noqa: E731
             x, (d,), torch.tensor(gamma), None, eps=eps
         )
         theirs = torch.autograd.functional.jacobian(f, torch.tensor(z)).numpy()

@@ -1,23 +1,47 @@
 """Guards that nbval lacks: chapters stored executed, in order, cleanly, and prose tied to code.
 
-nbval re-runs each chapter and compares outputs with the stored ones, but it passes a cell
-that was never run (no stored output to compare) and never compares images. These tests
-close the first hole; ``test_plotting.py`` closes the second by checking the plotted data.
+nbval re-runs each chapter and compares outputs with the stored ones, but it passes a cell that
+was never run, it ignores output metadata (where myst-nb keeps a glued value's NAME), it honours
+skip/ignore markers, and it never looks at the prose. The tests below close those holes:
+
+* execution counts 1..n, no stored error or stderr, the python3 kernel, every chapter in the toc;
+* the prose audit: every number a markdown cell states is computed by the code cell right
+  above or right below it (``prose_audit``; run ``python tests/test_notebooks.py book/x.ipynb``
+  to list a chapter's unmatched tokens);
+* the glue guard: a fresh kernel re-executes the chapter and the sequence of (glue name, value)
+  pairs it produces must equal the stored one, so swapped names fail;
+* the marker guard: ``# NBVAL_*`` comments and ``nbval-*``/``raises-exception`` tags are refused
+  unless ``tests/notebook_policy.py`` lists them with a reason.
+
+Exemptions live only in ``tests/notebook_policy.py``.
 """
 
 from __future__ import annotations
 
+import math
+import os
 import pathlib
 import re
+import subprocess
+import sys
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 
 import nbformat
 import pytest
 import yaml
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+import notebook_policy as policy  # noqa: E402  (tests/ is not a package)
+
+sys.path.insert(0, str(ROOT / "tools"))
+from colab_cell import MARK as INSTALL_CELL_MARK  # noqa: E402
+
 CHAPTERS = sorted((ROOT / "book").glob("*.ipynb"))
-# decimal numbers in prose, e.g. 99.5037 or 0.5 (integers are too common to audit)
-DECIMAL = re.compile(r"(?<![\w.])-?\d+\.\d+(?![\w.])")
+# environment variables a reader's machine does not set; nothing may depend on them
+MACHINE_VARIABLES = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
+GLUE_PREFIX = "application/papermill.record/"
 
 
 def code_cells(nb):
@@ -26,12 +50,348 @@ def code_cells(nb):
 
 def toc_files() -> list[str]:
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
-    return [toc["root"]] + [entry["file"] for entry in toc["chapters"]]
+    files = [toc["root"]]
+
+    def walk(entries):
+        for entry in entries or []:
+            if "file" in entry:
+                files.append(entry["file"])
+            walk(entry.get("sections"))
+            for part in entry.get("parts", []) or []:
+                walk(part.get("chapters"))
+
+    walk(toc.get("chapters"))
+    for part in toc.get("parts", []) or []:
+        walk(part.get("chapters"))
+    return files
+
+
+# --------------------------------------------------------------------------------------------
+# The prose audit
+# --------------------------------------------------------------------------------------------
+
+# roles whose argument is a name, a label or a glued value, not prose ({math} stays)
+ROLE = re.compile(
+    r"\{(?:ref|numref|prf:ref|eq|doc|func|class|meth|mod|attr|obj|data|exc|term|download"
+    r"|cite(?::\w+)?|glue(?::\w+)?|py:\w+|external(?::[\w:-]+)?)\}`[^`]*`"
+)
+STRIP = [
+    (re.compile(r"<!--.*?-->", re.S), "HTML comment (not rendered)"),
+    (ROLE, "MyST role naming a label, a citation, an API object or a glued value"),
+    (re.compile(r"^\s*\([\w:.-]+\)=\s*$", re.M), "target label line (x)="),
+    (re.compile(r"^\s*(?:```+|:::+)\{[^}]*\}.*$", re.M), "directive line (its argument is a name)"),
+    (re.compile(r"^\s*(?:```+|:::+)\s*$", re.M), "closing fence"),
+    (re.compile(r"^\s*:[\w-]+:.*$", re.M), "directive option line (:name:, :alt:, ...)"),
+    (re.compile(r"\]\([^)]*\)"), "link target"),
+    (re.compile(r"<?https?://[^\s>)]+>?"), "URL"),
+    (re.compile(r"\[\^[^\]]*\]"), "footnote label"),
+    (re.compile(r"\\(?:label|tag|ref|eqref)\{[^}]*\}"), "equation label"),
+    (re.compile(r"arXiv:\s*[\d.]+(?:v\d+)?", re.I), "arXiv identifier"),
+    (re.compile(r"§\s*[\d.]*\d"), "section number of a cited source"),
+    (re.compile(r"\bv?\d+\.\d+\.\d+(?:[.\w+-]*\w)?"), "version string"),
+] + [(re.compile(pattern), reason) for pattern, reason in policy.EXEMPT_PROSE]
+
+SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
+SUBSCRIPTS = "₀₁₂₃₄₅₆₇₈₉"
+NUMBER = r"\d+(?:\.\d+)?"
+EXPONENT = r"\s*(?:\^|\*\*)\s*(?:\{\s*([-+]?\d+)\s*\}|\(\s*([-+]?\d+)\s*\)|([-+]?\d+))(?![\d.])"
+MANTISSA_POWER = re.compile(rf"(?<![\w.])({NUMBER})\s*(?:\\times|\\cdot|×|·|\*)\s*10{EXPONENT}")
+POWER = re.compile(rf"(?<![\w.])({NUMBER}){EXPONENT}")
+SCIENTIFIC = re.compile(rf"(?<![\w.])({NUMBER})[eE]([-+]?\d+)(?![\w.])")
+SUBSCRIPT = re.compile(r"_(?:\{(?:[^{}]|\{[^{}]*\})*\}|\\[A-Za-z]+|\w)")
+STRUCTURAL_EXPONENT = re.compile(r"\^\s*(?:\{\s*-?[0-3](?:\s*/\s*2)?\s*\}|-?[0-3](?![\d./]))")
+FRACTION = re.compile(
+    r"\\[dt]?frac\s*(?:\{\s*(\d+)\s*\}|(\d))\s*(?:\{\s*(\d+)\s*\}|(\d))"
+    r"|(?<![\w.])(\d+)\s*/\s*(\d+)(?![\w]|[.,]\d)"
+)
+THOUSANDS = re.compile(r"(?<![\d.,])(\d{1,3}(?:(?:,|\\,|\{,\})\d{3})+)(?![\d]|[.,]\d)")
+PLAIN = re.compile(r"(?<![\w.\\])(\d+(?:\.\d+)?)(?![\w]|[.,]\d)")
+PERCENT = re.compile(r"\s*(?:\\?%|percent\b)")
+
+UNITS = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen twenty".split())}
+TENS = {w: 10 * i for i, w in enumerate(
+    "twenty thirty forty fifty sixty seventy eighty ninety".split(), start=2)}
+SCALES = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9}
+_UNIT_WORDS = "|".join(sorted(UNITS, key=len, reverse=True))
+WORDS = re.compile(
+    rf"\b(?:(?P<tens>{'|'.join(TENS)})(?:[- ](?P<unit>{'|'.join(list(UNITS)[1:10])}))?"
+    rf"|(?P<small>{_UNIT_WORDS})|(?P<a>an?))"
+    rf"(?:[- ](?P<scale>{'|'.join(SCALES)}))?\b(?!-fold)|\b(?P<bare>{'|'.join(SCALES)})\b",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class Token:
+    """One number the prose states: its text and the values (with tolerance) that witness it."""
+
+    text: str
+    candidates: tuple[tuple[float, float], ...]
+    parts: tuple[float, ...] | None = None  # a fraction a/b is also witnessed by a and b
+
+    def matches(self, numbers: list[float]) -> bool:
+        if any(abs(x - v) <= tol + 1e-9 * abs(v) for v, tol in self.candidates for x in numbers):
+            return True
+        return self.parts is not None and all(
+            p <= 2 or any(abs(x - p) <= 1e-9 * p for x in numbers) for p in self.parts
+        )
+
+
+def _decimals(text: str) -> int:
+    return len(text.split(".")[1]) if "." in text else 0
+
+
+def _value_token(text: str, mantissa: str, scale: float, percent: bool) -> Token:
+    value = abs(float(mantissa)) * scale
+    places = _decimals(mantissa)
+    tol = 0.5 * 10.0**-places * scale if places else 0.0
+    candidates = [(value, tol)]
+    if percent:
+        candidates.append((value / 100, tol / 100))
+    return Token(text, tuple(candidates))
+
+
+def _exponent(match, first: int) -> int:
+    return int(next(g for g in match.groups()[first:first + 3] if g is not None))
+
+
+def clean_prose(source: str) -> str:
+    """The markdown with names, labels, links and versions removed (see ``STRIP``)."""
+    text = source
+    for pattern, _reason in STRIP:
+        text = pattern.sub(" ", text)
+    text = text.translate(str.maketrans({c: "_" for c in SUBSCRIPTS}))  # ₂ -> _ (a subscript)
+    text = re.sub(r"([⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]+)", lambda m: "^{" + m.group(1).translate(SUPERSCRIPTS) + "}",
+                  text)
+    return text.replace("−", "-").replace("\u2009", " ").replace("\u202f", " ")
+
+
+def prose_tokens(source: str) -> list[Token]:
+    """Every numeric token of a markdown cell that must be witnessed by an adjacent code cell."""
+    text = clean_prose(source)
+    tokens: list[Token] = []
+
+    def take(pattern, make):
+        nonlocal text
+
+        def replace(m):
+            token = make(m)
+            if token is not None:
+                tokens.append(token)
+            return " "
+
+        text = pattern.sub(replace, text)
+
+    def percent_after(m) -> bool:
+        return PERCENT.match(text, m.end()) is not None
+
+    take(THOUSANDS, lambda m: _value_token(m.group(0), re.sub(r"\D", "", m.group(1)), 1.0,
+                                            percent_after(m)))
+    # 1.2 \times 10^{-3}: one token, 1.2e-3 at the mantissa's displayed precision
+    take(MANTISSA_POWER, lambda m: _value_token(m.group(0), m.group(1), 10.0 ** _exponent(m, 1),
+                                                percent_after(m)))
+    # 10^{-3}, 2^{53}: exact powers (base 0, 1 or 2 with a structural exponent is left below)
+    def power(m):
+        base, k = float(m.group(1)), _exponent(m, 1)
+        if base < 3 and abs(k) <= 3 and "." not in m.group(1):
+            return None
+        try:
+            return Token(m.group(0), ((abs(base) ** k, 0.0),))
+        except OverflowError:
+            return Token(m.group(0), ())
+
+    take(POWER, power)
+    take(SCIENTIFIC, lambda m: _value_token(m.group(0), m.group(1), 10.0 ** int(m.group(2)),
+                                            percent_after(m)))
+    text = SUBSCRIPT.sub(" ", text)
+    text = STRUCTURAL_EXPONENT.sub(" ", text)
+
+    def fraction(m):
+        a, b = (int(g) for g in m.groups() if g is not None)
+        if a <= 2 and b <= 2:  # 1/2, \tfrac12: structural
+            return None
+        # the value, printed to six decimals at least, or numerator and denominator separately
+        value = a / b if b else math.inf
+        return Token(m.group(0), ((value, 5.01e-7),), parts=(float(a), float(b)))
+
+    take(FRACTION, fraction)
+
+    def plain(m):
+        number = m.group(1)
+        if "." not in number and int(number) <= 2:
+            return None
+        return _value_token(number, number, 1.0, percent_after(m))
+
+    take(PLAIN, plain)
+
+    def word(m):
+        if m.group("bare"):
+            value = SCALES[m.group("bare").lower()]
+        else:
+            if m.group("tens"):
+                unit = UNITS.get((m.group("unit") or "").lower(), 0)
+                value = TENS[m.group("tens").lower()] + unit
+            elif m.group("small"):
+                value = UNITS[m.group("small").lower()]
+            else:  # "a"/"an" counts only before a scale word: "a million"
+                value = 1 if m.group("scale") else 0
+            if m.group("scale"):
+                value *= SCALES[m.group("scale").lower()]
+        if value <= 2:
+            return None
+        return Token(m.group(0), ((float(value), 0.0),))
+
+    take(WORDS, word)
+    return tokens
+
+
+CODE_POWER = re.compile(
+    r"(?<![\w.])(\d+(?:\.\d*)?)\s*\*\*\s*\(?\s*([-+]?\s*\d+(?:\.\d+)?)\s*\)?"
+    r"|\b(?:np\.|math\.)?pow(?:er)?\(\s*(\d+(?:\.\d*)?)\s*,\s*([-+]?\d+(?:\.\d+)?)\s*\)"
+)
+GLUE_NAME = re.compile(r"glue\(\s*(?:\"[^\"]*\"|'[^']*')")
+CODE_NUMBER = re.compile(r"(?<![\w.])(\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?)")
+
+
+def evidence_numbers(text: str) -> list[float]:
+    """The numbers a code cell's source or output shows: literals, ``1e-5``, ``10**-3``, ``2**53``.
+
+    ``1/3`` gives 1 and 3; numpy array prints, reprs and f-string output are plain literals.
+    """
+    text = re.sub(r"(?<=\d)_(?=\d)", "", text)
+    text = GLUE_NAME.sub(" ", text)  # a glued value's name is not a number it computes
+    numbers: list[float] = []
+    for m in CODE_POWER.finditer(text):
+        base, k = (m.group(1), m.group(2)) if m.group(1) is not None else (m.group(3), m.group(4))
+        try:
+            numbers.append(abs(float(base) ** float(k.replace(" ", ""))))
+        except (OverflowError, ZeroDivisionError):
+            pass
+    for m in CODE_NUMBER.finditer(text):
+        try:
+            numbers.append(abs(float(m.group(1))))
+        except ValueError:
+            pass
+    return [x for x in numbers if math.isfinite(x)]
+
+
+def cell_evidence(cell) -> list[float]:
+    """Numbers in a code cell's source and stored text outputs (stream, text/plain, glue)."""
+    texts = [cell.source]
+    for out in cell.get("outputs", []):
+        if out.get("output_type") == "stream":
+            texts.append(out.get("text", ""))
+        for key, value in out.get("data", {}).items():
+            if key.endswith("text/plain") or key.endswith("text/markdown"):
+                texts.append(value if isinstance(value, str) else "".join(value))
+    return evidence_numbers("\n".join(texts))
+
+
+def prose_audit(nb, chapter: str = "") -> list[tuple[int, str]]:
+    """(markdown cell index, token) for each prose number no adjacent code cell witnesses.
+
+    A markdown cell's witnesses are the nearest non-empty code cell above it and the nearest
+    below it (the Colab install cell does not count): the same value must appear in that
+    cell's source or stored outputs (decimals at the precision the prose displays, signs
+    ignored).
+    """
+    cells = nb.cells
+    # the Colab install cell (tools/colab_cell.py) is plumbing, not part of the story
+    code_at = [i for i, c in enumerate(cells) if c.cell_type == "code" and c.source.strip()
+               and not c.source.startswith(INSTALL_CELL_MARK)]
+    evidence = {i: cell_evidence(cells[i]) for i in code_at}
+    missing = []
+    for i, cell in enumerate(cells):
+        if cell.cell_type != "markdown":
+            continue
+        above = [j for j in code_at if j < i][-1:]
+        below = [j for j in code_at if j > i][:1]
+        numbers = [x for j in above + below for x in evidence[j]]
+        exempt = policy.EXEMPT_TOKENS.get((chapter, cell.get("id", "")), {})
+        for token in prose_tokens(cell.source):
+            if token.text not in exempt and not token.matches(numbers):
+                missing.append((i, token.text))
+    return missing
+
+
+# --------------------------------------------------------------------------------------------
+# Fixtures
+# --------------------------------------------------------------------------------------------
 
 
 @pytest.fixture(params=CHAPTERS, ids=[p.stem for p in CHAPTERS])
-def chapter(request):
-    return nbformat.read(request.param, as_version=4)
+def chapter_path(request):
+    return request.param
+
+
+@pytest.fixture
+def chapter(chapter_path):
+    return nbformat.read(chapter_path, as_version=4)
+
+
+def clean_environment() -> dict[str, str]:
+    """The caller's environment without the variables a reader's machine does not set."""
+    return {k: v for k, v in os.environ.items() if k not in MACHINE_VARIABLES}
+
+
+# Run in a subprocess: execute one chapter in a fresh python3 kernel, in book/, and write the
+# executed notebook to the path given (kernels of several chapters can then run side by side).
+EXECUTE = r"""
+import sys
+import nbformat
+from nbclient import NotebookClient
+
+source, target = sys.argv[1], sys.argv[2]
+nb = nbformat.read(source, as_version=4)
+NotebookClient(nb, timeout=600, kernel_name="python3", record_timing=False,
+               resources={"metadata": {"path": sys.argv[3]}}).execute()
+nbformat.write(nb, target)
+"""
+
+
+def execute_fresh(path: pathlib.Path, target: pathlib.Path):
+    """Execute a copy of a chapter top to bottom in a fresh python3 kernel, in a subprocess
+    without OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE; return the executed copy."""
+    run = subprocess.run(
+        [sys.executable, "-c", EXECUTE, str(path), str(target), str(path.parent)],
+        env=clean_environment(), capture_output=True, text=True, timeout=1200,
+    )
+    if run.returncode != 0:
+        raise AssertionError(f"{path.name} does not execute in a fresh kernel:\n"
+                             f"{run.stderr[-4000:]}")
+    return nbformat.read(target, as_version=4)
+
+
+@pytest.fixture(scope="module")
+def executed(request, tmp_path_factory):
+    """Each chapter executed once per test module, shared by every check that needs it.
+
+    The chapters this session selected start together, LNBOOK_EXECUTE_JOBS (2) at a time.
+    """
+    folder = tmp_path_factory.mktemp("executed")
+    selected = [item.callspec.params["chapter_path"] for item in request.session.items
+                if getattr(item, "module", None) is request.module and hasattr(item, "callspec")
+                and "chapter_path" in item.callspec.params
+                and "executed" in getattr(item, "fixturenames", ())]
+    pool = ThreadPoolExecutor(max_workers=max(1, int(os.environ.get("LNBOOK_EXECUTE_JOBS", "2"))))
+    futures: dict[pathlib.Path, Future] = {}
+
+    def submit(path: pathlib.Path) -> Future:
+        if path not in futures:
+            futures[path] = pool.submit(execute_fresh, path, folder / path.name)
+        return futures[path]
+
+    for path in dict.fromkeys(selected):
+        submit(path)
+    yield lambda path: submit(path).result()
+    pool.shutdown(wait=True, cancel_futures=True)
+
+
+# --------------------------------------------------------------------------------------------
+# Stored-notebook guards
+# --------------------------------------------------------------------------------------------
 
 
 def test_every_chapter_is_in_the_toc():
@@ -63,41 +423,204 @@ def test_python_kernel(chapter):
     assert chapter.metadata["kernelspec"]["name"] == "python3"
 
 
-def test_prose_numbers_are_computed(chapter):
-    """Each decimal number in the prose appears in a code cell or its stored output.
+NBVAL_COMMENT = re.compile(r"#\s*(NBVAL_\w+)", re.I)
+REFUSED_TAG = re.compile(r"^(nbval-[\w-]+|raises-exception)$")
 
-    Numbers in prose should be glued; where one is written out, the cell beside it must
-    print or assert the same digits, so editing either side breaks this test or nbval.
+
+def nbval_markers(nb) -> list[tuple[str, str]]:
+    """(cell id, marker) for every nbval comment or tag in a notebook."""
+    found = []
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            found += [(cell.get("id", ""), m.upper()) for m in NBVAL_COMMENT.findall(cell.source)]
+        found += [(cell.get("id", ""), t) for t in cell.metadata.get("tags", [])
+                  if REFUSED_TAG.match(t)]
+    return found
+
+
+def test_no_nbval_markers(chapter, chapter_path):
+    """nbval compares every cell: no skip/ignore/raises markers unless the policy lists them."""
+    unlisted = [(cid, marker) for cid, marker in nbval_markers(chapter)
+                if (chapter_path.stem, cid, marker) not in policy.ALLOWED_NBVAL_MARKERS]
+    assert not unlisted, (
+        f"nbval markers not allowed by tests/notebook_policy.py (cell id, marker): {unlisted}"
+    )
+
+
+def test_prose_numbers_are_computed_beside_them(chapter, chapter_path):
+    """Every number a markdown cell states is computed by the code cell above or below it.
+
+    Decimals, integers above 2, powers of ten and number words (three ... billion) must appear
+    in the source or stored output of the nearest code cell above or below, decimals at the
+    precision the prose displays; numbers in names, labels, citations and versions do not count.
     """
-    evidence = []
-    for cell in code_cells(chapter):
-        evidence.append(cell.source)
-        for out in cell.outputs:
-            evidence.append(out.get("text", ""))
-            evidence.append(str(out.get("data", {}).get("text/plain", "")))
-    evidence = "\n".join(evidence)
-    missing = []
-    for cell in chapter.cells:
-        if cell.cell_type != "markdown":
-            continue
-        prose = re.sub(r"\{cite:[tp]\}`[^`]*`|\(arXiv:[^)]*\)|§[\d.]+", "", cell.source)
-        for number in DECIMAL.findall(prose):
-            # the same number in the evidence, trailing zeros allowed (0.375 in 0.375000),
-            # but not a prefix of another number (99.5037 is not in 99.50372)
-            digits = re.escape(number.lstrip("-"))
-            if not re.search(rf"(?<![\d.]){digits}0*(?!\d)", evidence):
-                missing.append(number)
-    assert not missing, f"numbers in the prose that no cell computes: {missing}"
+    missing = prose_audit(chapter, chapter_path.stem)
+    assert not missing, (
+        f"{len(missing)} prose numbers that neither adjacent code cell computes "
+        f"(markdown cell index, token): {missing}"
+    )
+
+
+def glue_records(nb) -> list[tuple[str, str | None]]:
+    """(name, text/plain) of every glued value in order; figures by name only (value None)."""
+    records = []
+    for cell in code_cells(nb):
+        for out in cell.get("outputs", []):
+            name = out.get("metadata", {}).get("scrapbook", {}).get("name")
+            if name is None:
+                continue
+            data = out.get("data", {})
+            if any(k.startswith(GLUE_PREFIX + "image/") for k in data):
+                records.append((name, None))
+            else:
+                records.append((name, data.get(GLUE_PREFIX + "text/plain")))
+    return records
 
 
 def test_glued_names_are_defined(chapter):
     """Every {glue} reference in the prose names a value a code cell glues."""
-    glued = set()
-    for cell in code_cells(chapter):
-        glued |= set(re.findall(r"glue\(\s*[\"']([^\"']+)[\"']", cell.source))
+    glued = {name for name, _ in glue_records(chapter)}
+    glued |= {n for c in code_cells(chapter)
+              for n in re.findall(r"glue\(\s*[\"']([^\"']+)[\"']", c.source)}
     used = set()
     for cell in chapter.cells:
         if cell.cell_type == "markdown":
-            used |= set(re.findall(r"\{glue:\w+\}`([^`:]+)", cell.source))
-            used |= set(re.findall(r"```\{glue:figure\}\s+(\S+)", cell.source))
+            used |= set(re.findall(r"\{glue(?::\w+)?\}`([^`:]+)", cell.source))
+            used |= set(re.findall(r"```\{glue(?::\w+)?\}\s+(\S+)", cell.source))
     assert used <= glued, f"glue names used but never glued: {sorted(used - glued)}"
+
+
+def test_glue_names_are_unique(chapter):
+    """One name, one value per chapter: the prose cannot be told which of two it shows."""
+    names = [name for name, _ in glue_records(chapter)]
+    assert len(names) == len(set(names)), sorted({n for n in names if names.count(n) > 1})
+
+
+def test_glued_values_match_a_fresh_run(chapter, chapter_path, executed):
+    """Re-executed in a fresh kernel, the chapter glues the same names with the same values.
+
+    nbval ignores output metadata, where the name lives: swapping two names in the stored file
+    would put each number in the other's sentence. Figures are compared by name only.
+    """
+    stored = glue_records(chapter)
+    fresh = glue_records(executed(chapter_path))
+    assert fresh == stored, (
+        "glue (name, value) sequence differs from a fresh run:\n"
+        + "\n".join(f"  stored {s!r:70}  fresh {f!r}" for s, f in zip(stored, fresh) if s != f)
+        + (f"\n  lengths stored {len(stored)} fresh {len(fresh)}" if len(stored) != len(fresh)
+           else "")
+    )
+
+
+if __name__ == "__main__":  # list each chapter's unmatched prose numbers
+    for path in [pathlib.Path(p) for p in sys.argv[1:]] or CHAPTERS:
+        nb = nbformat.read(path, as_version=4)
+        missing = prose_audit(nb, path.stem)
+        print(f"{path.stem}: {len(missing)} unmatched")
+        for index, token in missing:
+            print(f"  cell {index:3d}: {token}")
+
+
+# --------------------------------------------------------------------------------------------
+# The guards themselves: each would catch the tampering it exists for
+# --------------------------------------------------------------------------------------------
+
+
+def _notebook(*cells):
+    """A notebook from ("md", text) and ("code", source, stdout) tuples."""
+    nb = nbformat.v4.new_notebook()
+    for kind, text, *out in cells:
+        if kind == "md":
+            nb.cells.append(nbformat.v4.new_markdown_cell(text))
+        else:
+            cell = nbformat.v4.new_code_cell(text)
+            if out:
+                cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=out[0])]
+            nb.cells.append(cell)
+    return nb
+
+
+@pytest.mark.parametrize(
+    ("prose", "tokens"),
+    [
+        ("The ratio is 0.123.", ["0.123"]),  # a decimal at the end of a sentence
+        ("sizes 1 to 9, fifty times, $10^{-3}$, 1e-3, 2E3",
+         ["9", "fifty", "10^{-3}", "1e-3", "2E3"]),
+        ("twenty-five records, a million of them, three hundred", ["twenty-five", "a million",
+                                                                   "three hundred"]),
+        ("$(q+\\varepsilon)^{3/2}$, $s^3$, $v^{-1/2}$, $x_{12}$, $z_i$, $\\tfrac12$, $e_3$", []),
+        ("$q^{5}$ and $\\tfrac34$ and $\\frac{3}{16}$ and $2^{53}$", ["5", "\\tfrac34",
+                                                                     "\\frac{3}{16}", "2^{53}"]),
+        ("$1.2 \\times 10^{-3}$ and 18.5 %", ["1.2 \\times 10^{-3}", "18.5"]),
+        ("{ref}`ch-3` {numref}`fig-4` {cite:p}`ba2016` {glue:text}`x-5:.4f` (their §5.1)", []),
+        ("(eq-7)=\n```{math}\n:label: eq-7\n:name: fig-8\n```\n"
+         "PyTorch 2.13.0, torch 2.13, IEEE 754", []),
+        ("see https://example.org/a/35 and arXiv:1607.06450; numpy 2.4", []),
+        ("0, 1 and 2 are structural; twice is not a token", []),
+    ],
+)
+def test_prose_tokens(prose, tokens):
+    """The audit finds every number a sentence states and nothing in names, labels and links."""
+    assert sorted(t.text for t in prose_tokens(prose)) == sorted(tokens)
+
+
+@pytest.mark.parametrize(
+    ("prose", "code", "stdout", "tied"),
+    [
+        ("It is 0.1342.", "x = 0.13416407", "", True),  # the displayed precision
+        ("It is 0.1343.", "x = 0.13416407", "", False),
+        ("It is $10^{-3}$.", "eps = 1e-3", "", True),
+        ("It is $10^{-3}$.", "eps = 0.001", "", True),
+        ("It is $10^{-3}$.", "eps = 10**-3", "", True),
+        ("It is $10^{-3}$.", "eps = 10.0 ** -3", "", True),
+        ("It is $10^{-2}$.", "eps = 10.0 ** -3", "", False),
+        ("It is $2^{53}$.", "assert n == 2**53", "", True),
+        ("one third is $1/3$", "x = 1 / 3", "", True),
+        ("It is 99.5037.", "print(r)", "[ 99.503719  9.9995 ]\n", True),
+        ("It is 99.5037.", "print(r)", "[ 99.50372  9.9995 ]\n", True),
+        ("sizes 1 to 9", "for d in range(1, 10): pass", "", False),
+        ("fifty times", "assert ratio == 50", "", True),
+        ("five times", "assert ratio == 50", "", False),
+        ("It is 18.5 %.", "print(err)", "0.185\n", True),
+        ("It is 9.", 'glue("lip-9", x)', "", False),  # a glue name is not a computed 9
+    ],
+)
+def test_prose_audit_matches_values_not_strings(prose, code, stdout, tied):
+    """A prose number is tied by the same value in the cell beside it, at displayed precision."""
+    nb = _notebook(("md", prose), ("code", code, stdout))
+    assert (prose_audit(nb) == []) is tied
+
+
+def test_prose_audit_is_local_not_chapter_wide():
+    """A number computed two cells away does not tie the prose: only the adjacent cells count."""
+    nb = _notebook(("code", "x = 0.171499"), ("md", "intro"), ("code", "y = 3.5"),
+                   ("md", "The value is 0.171499."), ("code", "z = 4.5"))
+    assert prose_audit(nb) == [(3, "0.171499")]
+    nb.cells[2].source = "y = 0.171499"
+    assert prose_audit(nb) == []
+
+
+def test_glue_records_see_swapped_names():
+    """Swapping two names in the stored metadata changes the (name, value) sequence."""
+    def glued(name, value):
+        return nbformat.v4.new_output(
+            "display_data", data={GLUE_PREFIX + "text/plain": value},
+            metadata={"scrapbook": {"name": name, "mime_prefix": GLUE_PREFIX}})
+
+    cell = nbformat.v4.new_code_cell("glue(...)")
+    cell.outputs = [glued("max", "0.99"), glued("median", "0.12")]
+    nb = nbformat.v4.new_notebook(cells=[cell])
+    before = glue_records(nb)
+    cell.outputs[0].metadata.scrapbook.name = "median"
+    cell.outputs[1].metadata.scrapbook.name = "max"
+    assert glue_records(nb) != before
+    assert before == [("max", "0.99"), ("median", "0.12")]
+
+
+def test_nbval_markers_are_found():
+    """Comments and tags that make nbval skip or ignore a cell are all reported."""
+    nb = _notebook(("code", "# NBVAL_IGNORE_OUTPUT\nx = 1"), ("code", "#nbval_skip\ny = 2"),
+                   ("code", "raise ValueError"))
+    nb.cells[2].metadata["tags"] = ["nbval-skip", "hide-input", "raises-exception"]
+    markers = [m for _, m in nbval_markers(nb)]
+    assert markers == ["NBVAL_IGNORE_OUTPUT", "NBVAL_SKIP", "nbval-skip", "raises-exception"]

@@ -8,12 +8,12 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from conftest import record_arrays
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import lnbook
-from conftest import record_arrays
 
 
 def decimal_core(z, eps, digits=80):

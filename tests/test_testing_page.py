@@ -1,14 +1,17 @@
 """The page "How this book is tested" (book/testing.md) tells the truth about versions and files.
 
-Its table names the versions that produced the stored outputs; these tests check that they are
-the versions installed where the tests run, and that the Python version is the one recorded in
-every chapter's metadata by the kernel that executed it. Every file or command the page names
-must exist, so the page cannot describe tests that are gone.
+Its versions table is generated from the pins (tools/versions.py writes book/_versions.md,
+which the page includes), so no hand copy exists; these tests check that the generated table is
+current, that the environment running the tests has the pinned versions installed, and that the
+Python of runtime.txt is the one recorded in every chapter's metadata by the kernel that
+executed it. Every file or command the page names must exist, so the page cannot describe tests
+that are gone.
 """
 
 from __future__ import annotations
 
 import importlib.metadata
+import importlib.util
 import pathlib
 import re
 
@@ -17,53 +20,51 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PAGE = ROOT / "book" / "testing.md"
-MARKER = "% versions table: checked by tests/test_testing_page.py"
-REQUIRED = {"Python", "numpy", "matplotlib", "matplotlib-inline", "ipykernel"}
+_spec = importlib.util.spec_from_file_location("versions", ROOT / "tools" / "versions.py")
+assert _spec is not None and _spec.loader is not None
+versions = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(versions)
 
 
-def versions_table() -> dict[str, str]:
-    """The rows of the table that follows the marker comment: software -> version."""
+def test_generated_table_is_current():
+    """book/_versions.md is exactly what tools/versions.py makes from today's pins."""
+    assert versions.TABLE.read_text() == versions.render(), (
+        "book/_versions.md is stale: run python tools/versions.py")
+
+
+def test_page_includes_the_generated_table():
+    """testing.md shows the generated file, and types no version table of its own."""
     text = PAGE.read_text()
-    assert MARKER in text, f"{PAGE.name} lost its versions table marker"
-    rows = {}
-    for line in text.split(MARKER, 1)[1].strip().splitlines():
-        if not line.startswith("|"):
-            break
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) == 2 and cells[0] not in ("Software", "---"):
-            rows[cells[0]] = cells[1]
-    return rows
+    assert re.search(r"```\{include\}\s+_versions\.md", text), "testing.md lost its include"
+    assert "| Software |" not in text, "testing.md holds a hand-written versions table"
 
 
-def test_table_names_every_version_that_matters():
-    """The table lists Python and the packages that compute or print the stored outputs."""
-    assert REQUIRED <= set(versions_table()), sorted(REQUIRED - set(versions_table()))
+def test_table_is_read_from_the_pins():
+    """Changing a pin changes the table: the renderer reads the files, not a copy of them."""
+    lines = ["-e .[book]", "numpy==9.9.9", "ipykernel == 1.2.3  # comment", "mpmath>=1.3"]
+    assert versions.requirement_pins(lines) == {"numpy": "9.9.9", "ipykernel": "1.2.3"}
+    assert versions.requirement_specs(["jupyter-book>=1,<2"]) == {"jupyter-book": ">=1,<2"}
 
 
-@pytest.mark.parametrize("name", sorted(REQUIRED - {"Python"}))
-def test_package_version_is_installed(name):
-    """The version on the page is the version installed here."""
-    assert versions_table()[name] == importlib.metadata.version(name), (
-        f"{PAGE.name} says {name} {versions_table()[name]}, installed is "
-        f"{importlib.metadata.version(name)}: re-run tools/execute.py and update the table")
-
-
-@pytest.mark.parametrize("name", sorted(REQUIRED - {"Python"}))
-def test_requirements_pin_the_page_versions(name):
-    """requirements.txt pins each of these packages to exactly the version on the page."""
-    pins = dict(re.findall(r"^([\w.-]+)==(\S+)", (ROOT / "requirements.txt").read_text(), re.M))
-    assert pins.get(name) == versions_table()[name], (name, pins.get(name))
+@pytest.mark.parametrize("name", versions.OUTPUT_PACKAGES)
+def test_output_packages_installed_as_pinned(name):
+    """The packages that make the stored outputs are installed here at their pinned version."""
+    pins = versions.requirement_pins((ROOT / "requirements.txt").read_text().splitlines())
+    assert pins[name] == importlib.metadata.version(name), (
+        f"requirements.txt pins {name}=={pins[name]}, installed is "
+        f"{importlib.metadata.version(name)}: reinstall (tools/setup-env) or re-pin and re-run "
+        "tools/execute.py")
 
 
 def test_python_version():
-    """The page's Python (major.minor) is the one every chapter's stored outputs ran on.
+    """runtime.txt's Python (major.minor) is the one every chapter's stored outputs ran on.
 
     (The tests themselves may run on any Python that pyproject's requires-python admits.)
     """
-    page = versions_table()["Python"]
+    want = versions.python_version()
     for path in sorted((ROOT / "book").glob("*.ipynb")):
         stored = nbformat.read(path, as_version=4).metadata["language_info"]["version"]
-        assert ".".join(stored.split(".")[:2]) == page, f"{path.name} was executed by {stored}"
+        assert ".".join(stored.split(".")[:2]) == want, f"{path.name} was executed by {stored}"
 
 
 def test_named_files_exist():

@@ -11,12 +11,12 @@ import math
 
 import numpy as np
 import pytest
+from conftest import torch_or_skip
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import lnbook
-from conftest import torch_or_skip
 from lnbook import CONVENTIONS, convention_layer_norm, layer_norm_variant
 
 RNG_SEED = 20240607

@@ -1,0 +1,34 @@
+"""The ONE place where the notebook guards of ``tests/test_notebooks.py`` allow an exception.
+
+Every entry carries its reason. Adding an entry is a review decision: prefer gluing the number,
+or making the code cell beside the prose print or assert it, over exempting it here.
+
+* ``EXEMPT_PROSE`` -- text the prose-number audit removes before it looks for numbers, because
+  the number in it is a name, not a quantity (a standard, an architecture, a library version).
+  Each entry is ``(regex, reason)``; the regex is applied to every markdown cell of every chapter.
+* ``EXEMPT_TOKENS`` -- single numeric tokens of one chapter's markdown cell that the audit skips:
+  ``{(chapter stem, markdown cell id): {token: reason}}``. Empty today.
+* ``ALLOWED_NBVAL_MARKERS`` -- nbval markers (``# NBVAL_*`` comments, ``nbval-*`` and
+  ``raises-exception`` cell tags) a chapter may carry:
+  ``{(chapter stem, cell id, marker): reason}``.
+  None today: every cell of every chapter is re-run and its whole output compared.
+"""
+
+from __future__ import annotations
+
+EXEMPT_PROSE: list[tuple[str, str]] = [
+    (r"\bIEEE[ -]?754(?:-\d{4})?\b", "the name of the floating-point standard, not a quantity"),
+    (r"\bx86[-_]64\b", "the name of an instruction-set architecture"),
+    (r"\bAVX-?512\w*", "the name of an instruction-set extension"),
+    (
+        r"\b(?:NumPy|numpy|PyTorch|torch|JAX|jax|jaxlib|Flax|flax|Keras|keras|Python|matplotlib"
+        r"|OpenBLAS|mpmath|myst-nb|MyST-NB|Jupyter Book|jupyter-book|hypothesis|Hypothesis)"
+        r"(?:'s)? (?:version )?v?\d+(?:\.\d+)+\b",
+        "a library version names the release a fact was checked against (cited in the "
+        "bibliography), it is not a computed number",
+    ),
+]
+
+EXEMPT_TOKENS: dict[tuple[str, str], dict[str, str]] = {}
+
+ALLOWED_NBVAL_MARKERS: dict[tuple[str, str, str], str] = {}
