@@ -67,8 +67,9 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-import lnbook  # noqa: E402
 import render  # noqa: E402  (benchmarks/render.py)
+
+import lnbook  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results.json"
 SEED = 20240607
@@ -243,7 +244,7 @@ def _git(*args: str) -> str:
 
 def machine(removed: dict) -> dict:
     info = {
-        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "cpu": "unknown",
         "cores": os.cpu_count(),
         "cores available": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")

@@ -17,11 +17,11 @@ underflow) or huge (``q`` or ``q + eps`` overflows) is first multiplied by a pow
 When ``eps'`` is subnormal it may be inexact (a power of two times a subnormal is exact
 when it grows), but then ``k < 0`` (a record scaled down, its largest entry in [1/2, 1)) and
 ``q' >= 2**-108 / d`` (two different entries differ by an ulp at least), so the error of
-``eps'``, below ``2**-1074``, is far below an ulp of ``q' + eps'``. When the cap binds, ``eps'`` dominates
-``q'`` by a factor of ``2**500`` and ``z'`` stays a normal number unless the core underflows
-anyway. Since scaling by ``2**k`` commutes with every rounding between over- and underflow,
-records inside the range get the same bits either way; records outside it get the correctly
-scaled answer instead of a wrong one.
+``eps'``, below ``2**-1074``, is far below an ulp of ``q' + eps'``. When the cap binds,
+``eps'`` dominates ``q'`` by a factor of ``2**500`` and ``z'`` stays a normal number unless
+the core underflows anyway. Since scaling by ``2**k`` commutes with every rounding between
+over- and underflow, records inside the range get the same bits either way; records outside
+it get the correctly scaled answer instead of a wrong one.
 """
 
 from __future__ import annotations

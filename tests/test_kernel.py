@@ -13,11 +13,11 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 import pytest
+from conftest import torch_or_skip
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import lnbook
-from conftest import torch_or_skip
 from lnbook import _kernel
 
 CI = os.environ.get("CI", "").lower() not in ("", "0", "false", "no")

@@ -7,11 +7,11 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from conftest import eps_values, finite, record_arrays, torch_or_skip
 from hypothesis import given
 from hypothesis import strategies as st
 
 import lnbook
-from conftest import eps_values, finite, record_arrays, torch_or_skip
 
 
 def test_stats_by_hand():
@@ -149,7 +149,8 @@ def test_offset_accuracy():
         (lambda: lnbook.core([1, 2], eps=-1e-3), r"eps must be non-negative; got eps = -0\.001"),
         (lambda: lnbook.core([1, 2], eps=float("nan")), r"eps must be finite"),
         (lambda: lnbook.core([4, 4, 4], eps=0), r"eps = 0 with a constant record"),
-        (lambda: lnbook.core([[1, 2], [4, 4]], eps=0), r"constant record \(1,\): its variance is exactly 0"),
+        (lambda: lnbook.core([[1, 2], [4, 4]], eps=0),
+         r"constant record \(1,\): its variance is exactly 0"),
         (lambda: lnbook.core([1, np.nan]), r"z contains NaN or infinite entries: z\[1\] = nan"),
         (lambda: lnbook.stats([[1, 2], [np.inf, 0]]), r"z\[1, 0\] = inf"),
         (lambda: lnbook.core(3.0), r"got a 0-d value 3\.0"),
@@ -157,7 +158,8 @@ def test_offset_accuracy():
         (lambda: lnbook.layer_norm([1, 2, 3], gamma=[1, 2]), r"gamma must have shape \(3,\)"),
         (lambda: lnbook.layer_norm([1, 2, 3], beta=1.0), r"beta must have shape \(3,\).*\(\)"),
         (lambda: lnbook.layer_norm([1, 2], gamma=[1, np.nan]), r"gamma contains NaN"),
-        (lambda: lnbook.stats([1e200, -1e200]), r"variance of a record exceeds the largest float64"),
+        (lambda: lnbook.stats([1e200, -1e200]),
+         r"variance of a record exceeds the largest float64"),
         (lambda: lnbook.core(["a", "b"]), r"z must be a real array of numbers .*dtype <U1"),
         (lambda: lnbook.core(["1", "2"]), r"z must be a real array of numbers .*dtype <U1"),
         (lambda: lnbook.core([True, False]), r"z must be a real array of numbers .*dtype bool"),
@@ -165,9 +167,12 @@ def test_offset_accuracy():
         (lambda: lnbook.core(None), r"dtype object"),
         (lambda: lnbook.core([1, 2], eps="0.1"), r"eps must be a real number; got '0\.1'"),
         (lambda: lnbook.core([1, 2], eps=True), r"eps must be a real number; got True"),
-        (lambda: lnbook.core([2**62 + 1, 2**62, 2**62 - 1]), r"integers beyond 2\*\*53 .*z\[0\] = 4611686018427387905"),
-        (lambda: lnbook.layer_norm([1, 2, 3], [1, 1, 1.5e308]), r"output gamma ⊙ u \+ beta of record \(\) overflows"),
-        (lambda: lnbook.layer_norm([[2, 1], [3, 3]], beta=[1.7e308, 0], gamma=[1e308, 1]), r"record \(0,\) overflows"),
+        (lambda: lnbook.core([2**62 + 1, 2**62, 2**62 - 1]),
+         r"integers beyond 2\*\*53 .*z\[0\] = 4611686018427387905"),
+        (lambda: lnbook.layer_norm([1, 2, 3], [1, 1, 1.5e308]),
+         r"output gamma ⊙ u \+ beta of record \(\) overflows"),
+        (lambda: lnbook.layer_norm([[2, 1], [3, 3]], beta=[1.7e308, 0], gamma=[1e308, 1]),
+         r"record \(0,\) overflows"),
         (lambda: lnbook.core([1, 2], threads=0), r"threads must be at least 1"),
         (lambda: lnbook.layer_norm([1, 2], gamma=["a", "b"]), r"gamma must be a real array"),
     ],

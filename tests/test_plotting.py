@@ -227,7 +227,7 @@ def test_eps_placement_draws_its_data():
     data = figures.eps_placement_data(keys=keys)
     curves = [line for line in ax.lines if line.get_linestyle() == "-"]
     assert len(curves) == 2
-    for line, rms, key in zip(curves, data["rms"], keys):
+    for line, rms in zip(curves, data["rms"]):
         assert np.array_equal(line.get_ydata(), rms)
     legend = plotting_legend_texts(ax)
     assert all(lnbook.CONVENTIONS[k].label in t for k, t in zip(keys, legend))

@@ -216,13 +216,16 @@ def test_bad_input_raises():
         layer_norm_variant([1.0, 2.0], eps=1e-5, ddof=0.5)
     with pytest.raises(ValueError, match="leaves no degrees of freedom for d = 1"):
         layer_norm_variant([1.0], eps=1e-5, ddof=1)
-    with pytest.raises(ValueError, match="eps = 0 with a constant record: its variance is exactly 0"):
+    with pytest.raises(ValueError, match="eps = 0 with a constant record: "
+                       "its variance is exactly 0"):
         layer_norm_variant([2.0, 2.0], eps=0)
     with pytest.raises(ValueError, match=r"eps = 0 with a constant record \(1,\)"):
         layer_norm_variant([[1.0, 2.0], [2.0, 2.0]], eps=0, ddof=1, eps_inside=False)
-    with pytest.raises(ValueError, match="eps = 0 with an? all-zero record: its mean square is exactly 0"):
+    with pytest.raises(ValueError, match="eps = 0 with an? all-zero record: "
+                       "its mean square is exactly 0"):
         layer_norm_variant([0.0, 0.0], eps=0, center=False)
-    with pytest.raises(ValueError, match=r"one-pass variance max\(0, E\[z\^2\] - mu\^2\) is exactly 0"):
+    with pytest.raises(ValueError, match=r"one-pass variance max\(0, E\[z\^2\] - mu\^2\) "
+                       r"is exactly 0"):
         layer_norm_variant([1e9, 1e9 + 1], eps=0, fast_variance=True, ddof=0)
     with pytest.raises(TypeError, match="eps_inside must be True or False; got 'False'"):
         layer_norm_variant([1.0, 2.0], eps=1e-5, eps_inside="False")
