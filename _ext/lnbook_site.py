@@ -61,6 +61,12 @@ def add_static(app):
         paths.append(str(STATIC))
 
 
+def fix_roles(html: str) -> str:
+    """sphinxcontrib-bibtex gives the entries of its role="list" the role doc-biblioentry,
+    which ARIA 1.3 deprecates and which a list may not hold (axe: aria-required-children)."""
+    return html.replace('role="doc-biblioentry"', 'role="listitem"')
+
+
 def strip_scripts(html: str, search_page: bool) -> str:
     """Drop Font Awesome's script everywhere and the search scripts except on the search page."""
 
@@ -165,6 +171,7 @@ def rewrite_pages(app, exception):
     for path in out.rglob("*.html"):
         text = path.read_text(encoding="utf-8")
         new = strip_scripts(text, search_page=path.relative_to(out).as_posix() == "search.html")
+        new = fix_roles(new)
         if new != text:
             path.write_text(new, encoding="utf-8")
 

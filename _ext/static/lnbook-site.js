@@ -21,11 +21,40 @@
       }
     });
   }
-  /* Formulas are prerendered by KaTeX at build time; the theme makes every wide block
-     scrollable and focusable, which is right for code, not for each formula's wrapper. */
-  if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", forwardToggles);
-  } else {
+  /* Inline formulas are KaTeX HTML (rendered at build time) and wrap only between their
+     top-level terms. One that is still wider than its line gets the class lnb-wide, which
+     makes it a box of its own that scrolls sideways (lnbook-site.css); a scrolling box is a
+     keyboard tab stop, so a reader can scroll it without a mouse. */
+  function markWideFormulas() {
+    document.querySelectorAll("span.math").forEach(function (math) {
+      math.classList.remove("lnb-wide");
+      math.removeAttribute("tabindex");
+    });
+    document.querySelectorAll("span.math").forEach(function (math) {
+      var line = math.parentElement.getBoundingClientRect();
+      var box = math.getBoundingClientRect();
+      var tooWide = math.getClientRects().length === 1 &&
+        (box.right > line.right + 1 || box.left < line.left - 1);
+      if (tooWide) {
+        math.classList.add("lnb-wide");
+        if (math.scrollWidth > math.clientWidth + 1) {
+          math.setAttribute("tabindex", "0");
+        }
+      }
+    });
+  }
+  function ready() {
     forwardToggles();
+    markWideFormulas();
+    var timer = null;
+    window.addEventListener("resize", function () {
+      clearTimeout(timer);
+      timer = setTimeout(markWideFormulas, 150);
+    });
+  }
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", ready);
+  } else {
+    ready();
   }
 })();
