@@ -18,6 +18,8 @@ Each fix is checked in a real browser by tests/test_site.py and tests/test_site_
   font is cut down (fontTools, which matplotlib already needs) to the characters the site's
   stylesheets use, and ``_static/lnbook-fa-subset.css`` points the font family at the subset;
   the theme stylesheet's catalogue of 2,000 icon characters, which no page uses, is removed.
+- Tables whose Markdown header row is empty lose the empty header; bibliography entries get
+  the list-item role their list requires.
 - A favicon (``_ext/static/favicon.svg``) so browsers do not request a missing
   ``/favicon.ico``.
 """
@@ -65,6 +67,15 @@ def fix_roles(html: str) -> str:
     """sphinxcontrib-bibtex gives the entries of its role="list" the role doc-biblioentry,
     which ARIA 1.3 deprecates and which a list may not hold (axe: aria-required-children)."""
     return html.replace('role="doc-biblioentry"', 'role="listitem"')
+
+
+EMPTY_HEAD = re.compile(r'<thead>\s*<tr[^>]*>(?:\s*<th[^>]*>(?:<p></p>)?</th>)+\s*</tr>\s*</thead>')
+
+
+def drop_empty_table_heads(html: str) -> str:
+    """A Markdown table must have a header row; one left empty (``| | |``, e.g. the
+    benchmarks page's machine table) renders as a table without a header, not empty cells."""
+    return EMPTY_HEAD.sub("", html)
 
 
 def strip_scripts(html: str, search_page: bool) -> str:
@@ -171,7 +182,7 @@ def rewrite_pages(app, exception):
     for path in out.rglob("*.html"):
         text = path.read_text(encoding="utf-8")
         new = strip_scripts(text, search_page=path.relative_to(out).as_posix() == "search.html")
-        new = fix_roles(new)
+        new = drop_empty_table_heads(fix_roles(new))
         if new != text:
             path.write_text(new, encoding="utf-8")
 

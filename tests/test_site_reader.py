@@ -495,3 +495,71 @@ def test_axe_no_serious_violation(reader, path):
     serious = [v for v in look.axe if v["impact"] in ("serious", "critical")]
     assert not serious, f"{path} at {reader.viewport}:\n" + "\n".join(
         f"{v['impact']} {v['id']} ({v['count']}): {v['help']} {v['nodes']}" for v in serious)
+
+
+# --------------------------------------------------------------------------------------------
+# bibliography, API page and small things (the built HTML, no browser)
+
+
+def page_text(path: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", (HTML / path).read_text(encoding="utf-8")))
+
+
+def test_bibliography_one_style():
+    """The bibliography's list is labelled as the text cites, author-year ("Ba et al., 2016"),
+    every citation in a chapter names a label of the list, and every title reads as the .bib
+    writes it (no lowercasing)."""
+    from pybtex.database import parse_file
+
+    html = (HTML / "book" / "bibliography.html").read_text(encoding="utf-8")
+    labels = re.findall(r'<span class="label"><span class="fn-bracket">\[</span>(.*?)'
+                        r'<span class="fn-bracket">\]</span></span>', html)
+    bib = parse_file(str(ROOT / "book" / "references.bib"))
+    assert len(labels) == len(bib.entries), labels
+    assert all(re.fullmatch(r".+, (\d{4}|n\.d\.)[a-z]?", label) for label in labels), labels
+    text = page_text("book/bibliography.html")
+    for key, entry in bib.entries.items():
+        title = re.sub(r"[{}]", "", entry.fields["title"]).replace("\\_", "_")
+        assert title in text, f"{key}: title {title!r} not shown as written"
+    cited = set()
+    for entry in NOTEBOOKS:
+        page = (HTML / f"{entry}.html").read_text(encoding="utf-8")
+        for link in re.findall(r'<a [^>]*href="bibliography\.html#[^"]*"[^>]*>(.*?)</a>', page):
+            cited.add(re.sub(r"<[^>]+>", "", link))
+    assert cited, "no chapter cites the bibliography"
+    years = {re.search(r"\d{4}", label).group(0) for label in labels}
+    for citation in cited:
+        assert re.search(r"\d{4}", citation) and re.search(r"\d{4}", citation).group(0) in years, (
+            f"in-text citation {citation!r} is not author-year like the list {labels}")
+
+
+def test_api_page():
+    """The API page describes CONVENTIONS, prints no default as a function repr, and its
+    chapter references are links (the strict build checks their targets)."""
+    html = (HTML / "book" / "api.html").read_text(encoding="utf-8")
+    assert "&lt;function" not in html and "<function" not in html
+    conventions = html[html.index('id="lnbook.CONVENTIONS"'):]
+    description = re.sub(r"<[^>]+>", " ", conventions[:conventions.index("</dd>")])
+    assert len(description.split()) > 15, description
+    assert re.search(r'<a class="reference internal" href="frameworks\.html', html)
+
+
+def test_small_things():
+    """A favicon on every page (no /favicon.ico 404), a titled root page that leads to the
+    first page, no generated index page that nothing links to, no table with an empty
+    header row, and no second search box in an empty top bar."""
+    root = (HTML / "index.html").read_text(encoding="utf-8")
+    assert re.search(r"<title>\s*\S.*</title>", root), root
+    assert 'url=book/intro.html' in root
+    for path in HTML.rglob("*.html"):
+        if path.relative_to(HTML).parts[0] == "_static":
+            continue  # the theme's template fragments, copied as they are
+        text = path.read_text(encoding="utf-8")
+        icons = re.findall(r'<link rel="icon" href="([^"]+)"', text)
+        assert icons, f"{path}: no favicon"
+        assert (path.parent / icons[0]).resolve().is_file(), (path, icons)
+        assert not re.search(r"<thead>\s*<tr[^>]*>(\s*<th[^>]*>(<p></p>)?</th>)+\s*</tr>", text)
+    for index in ("py-modindex.html", "prf-prf.html"):
+        assert not (HTML / index).exists(), f"{index} is generated but nothing links to it"
+    css = (HTML / "_static" / "lnbook-site.css").read_text(encoding="utf-8")
+    assert re.search(r"header\.bd-header\s*\{\s*display:\s*none", css)
