@@ -193,19 +193,33 @@ def server():
     httpd.server_close()
 
 
+_BROWSER: dict = {"users": 0}
+
+
 @pytest.fixture(scope="session")
 def browser():
-    """One headless Debian Chromium for the whole session (never a downloaded browser)."""
+    """One headless Debian Chromium for the whole session (never a downloaded browser).
+
+    tests/test_site_reader.py imports this fixture too; playwright's sync API runs once per
+    process, so both modules share one browser, closed when the last of them is done."""
     if not CHROMIUM.exists():
         reason = (f"{CHROMIUM} is missing: install Debian's browser with "
                   "`apt-get install -y chromium` (the browser tests never download one)")
         if os.environ.get("CI", "").lower() not in ("", "0", "false", "no"):
             pytest.fail(reason)
         pytest.skip(reason)
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
+    if not _BROWSER["users"]:
+        _BROWSER["playwright"] = sync_playwright().start()
+        _BROWSER["chromium"] = _BROWSER["playwright"].chromium.launch(
+            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+    _BROWSER["users"] += 1
+    try:
+        yield _BROWSER["chromium"]
+    finally:
+        _BROWSER["users"] -= 1
+        if not _BROWSER["users"]:
+            _BROWSER["chromium"].close()
+            _BROWSER["playwright"].stop()
 
 
 @dataclasses.dataclass
