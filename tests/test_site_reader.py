@@ -314,7 +314,8 @@ def test_page_weight(desktop):
     looks = {p: desktop.look(p) for p in READER_PAGES}
     chapters = [looks[f"{e}.html"].bytes for e in NOTEBOOKS]
     WEIGHTS.write_text(json.dumps({
-        "pages": {p: {"bytes": look.bytes, "files": look.files} for p, look in looks.items()},
+        "pages": {p: {"bytes": look.bytes, "files": look.files, "formulas": look.formulas}
+                  for p, look in looks.items()},
         "chapters": {"median": statistics.median(chapters), "max": max(chapters)},
     }, indent=1, sort_keys=True), encoding="utf-8")
     assert statistics.median(chapters) <= WEIGHT_LIMIT, (
