@@ -1,13 +1,41 @@
 """Site fixes for the lnbook website (a local Sphinx extension, see _config.yml).
 
-Sphinx 7.4 registers an inline script added with ``app.add_js_file(None, body=...)`` after the
-builder started twice: once as filename ``None`` and once as ``''``. sphinx-thebe and
-sphinx-togglebutton add their settings that way, so every page declared
-``const THEBE_JS_URL`` twice, a SyntaxError in the reader's console (caught by
-tests/test_site.py). This drops the duplicates from each page's script list.
+Each fix is checked in a real browser by tests/test_site.py and tests/test_site_reader.py.
+
+- Scripts: Sphinx 7.4 registers an inline script added with ``app.add_js_file(None, body=...)``
+  after the builder started twice (filename ``None`` and ``''``); sphinx-thebe and
+  sphinx-togglebutton add their settings that way, so every page declared ``const
+  THEBE_JS_URL`` twice, a SyntaxError in the reader's console. The duplicates are dropped.
+- Static files: ``_ext/static`` (the sidebar-toggle fix ``lnbook-site.js``, the stylesheet
+  ``lnbook-site.css``, the icons ``lnbook-icons.css`` and KaTeX's stylesheet and fonts) is
+  added to the site's ``_static``.
+- Weight: pydata-sphinx-theme loads Font Awesome's 1.5 MB SVG script on every page for about
+  eighteen icons, and Sphinx's search index on every page for a search box that only submits
+  to ``search.html``. After the build, every page but ``search.html`` loses those three
+  scripts and the Font Awesome script; ``lnbook-icons.css`` draws the icons instead.
+- Font Awesome's solid font (156 kB) is still named by the theme's stylesheets for a few
+  icons drawn in CSS (admonition titles, breadcrumbs, external links). After the build, that
+  font is cut down (fontTools, which matplotlib already needs) to the characters the site's
+  stylesheets use, and ``_static/lnbook-fa-subset.css`` points the font family at the subset;
+  the theme stylesheet's catalogue of 2,000 icon characters, which no page uses, is removed.
+- Tables whose Markdown header row is empty lose the empty header; bibliography entries get
+  the list-item role their list requires.
+- A favicon (``_ext/static/favicon.svg``) so browsers do not request a missing
+  ``/favicon.ico``.
 """
 
 from __future__ import annotations
+
+import pathlib
+import re
+
+STATIC = pathlib.Path(__file__).resolve().parent / "static"
+
+# scripts that no page but search.html needs (matched on the src attribute's file name)
+DROPPED_SCRIPTS = re.compile(
+    r'\s*<script[^>]*\ssrc="[^"]*(?:scripts/fontawesome\.js|_static/searchtools\.js|'
+    r'_static/language_data\.js|searchindex\.js)[^"]*"[^>]*>\s*</script>')
+SEARCH_ONLY = ("searchtools.js", "language_data.js", "searchindex.js")
 
 
 def _key(script):
@@ -29,6 +57,148 @@ def dedupe_scripts(app, pagename, templatename, context, doctree):
     scripts[:] = unique
 
 
+def add_static(app):
+    paths = app.config.html_static_path
+    if str(STATIC) not in paths:
+        paths.append(str(STATIC))
+
+
+SEARCH_FIELD = re.compile(r'(<button[^>]*\bsearch-button-field\b[^>]*?)\s+aria-label="[^"]*"')
+
+
+def fix_roles(html: str) -> str:
+    """sphinxcontrib-bibtex gives the entries of its role="list" the role doc-biblioentry,
+    which ARIA 1.3 deprecates and which a list may not hold (axe: aria-required-children).
+    The sidebar's search button shows "Search Ctrl+K" but is labelled "Search" (axe:
+    label-content-name-mismatch): without the label, its name is what it shows."""
+    html = html.replace('role="doc-biblioentry"', 'role="listitem"')
+    return SEARCH_FIELD.sub(r"\1", html)
+
+
+EMPTY_HEAD = re.compile(r'<thead>\s*<tr[^>]*>(?:\s*<th[^>]*>(?:<p></p>)?</th>)+\s*</tr>\s*</thead>')
+
+
+def drop_empty_table_heads(html: str) -> str:
+    """A Markdown table must have a header row; one left empty (``| | |``, e.g. the
+    benchmarks page's machine table) renders as a table without a header, not empty cells."""
+    return EMPTY_HEAD.sub("", html)
+
+
+def strip_scripts(html: str, search_page: bool) -> str:
+    """Drop Font Awesome's script everywhere and the search scripts except on the search page."""
+
+    def keep(match: re.Match) -> str:
+        tag = match.group(0)
+        if search_page and any(name in tag for name in SEARCH_ONLY):
+            return tag
+        return ""
+
+    return DROPPED_SCRIPTS.sub(keep, html)
+
+
+SUBSET_CSS = "lnbook-fa-subset.css"
+SOLID_TTF = "_static/vendor/fontawesome/webfonts/fa-solid-900.ttf"
+# the icon catalogue (".fa-bell:before{content:...}"), which no page uses: lnbook-icons.css
+# draws the few <i class="fa-..."> icons itself
+CATALOGUE = re.compile(r"(?:\.fa-[\w-]+(?::before)?,?)+\{content:[^}]*\}")
+PRIVATE = re.compile(r"[\ue000-\uf8ff]|\\(f[0-9a-f]{3})\b", re.I)
+
+
+def used_icon_characters(static: pathlib.Path) -> set[int]:
+    """Private-use code points (Font Awesome glyphs) in the site's stylesheets."""
+    found = set()
+    for css in static.rglob("*.css"):
+        text = CATALOGUE.sub("", css.read_text(encoding="utf-8", errors="replace"))
+        for m in PRIVATE.finditer(text):
+            found.add(int(m.group(1), 16) if m.group(1) else ord(m.group(0)))
+    return found
+
+
+def subset_icon_font(out: pathlib.Path) -> None:
+    """Write the Font Awesome solid subset and the stylesheet that points the family at it."""
+    from fontTools import subset
+
+    source = out / SOLID_TTF
+    css = out / "_static" / SUBSET_CSS
+    if not source.exists():  # the theme changed: keep the full font, say nothing is overridden
+        css.write_text("/* Font Awesome solid font not found: no subset */\n", encoding="utf-8")
+        return
+    chars = used_icon_characters(out / "_static")
+    options = subset.Options()
+    options.flavor = "woff"
+    options.layout_features = []
+    options.name_IDs = ["*"]  # keep the licence and copyright names
+    font = subset.load_font(str(source), options)
+    subsetter = subset.Subsetter(options)
+    subsetter.populate(unicodes=sorted(chars))
+    subsetter.subset(font)
+    target = out / "_static" / "lnbook-fa-solid-subset.woff"
+    subset.save_font(font, str(target), options)
+    css.write_text(
+        "/* Generated by _ext/lnbook_site.py: Font Awesome Free solid, CC BY 4.0 / SIL OFL 1.1,\n"
+        f"   cut to the {len(chars)} characters the site's stylesheets use. */\n"
+        '@font-face{font-family:"Font Awesome 6 Free";font-style:normal;font-weight:900;'
+        'font-display:block;src:url(lnbook-fa-solid-subset.woff) format("woff")}\n',
+        encoding="utf-8")
+
+
+def drop_icon_catalogue(out: pathlib.Path) -> None:
+    """Remove Font Awesome's 2,000-icon ``content`` catalogue (86 kB) from the theme's CSS."""
+    css = out / "_static" / "styles" / "pydata-sphinx-theme.css"
+    if css.exists():
+        text = css.read_text(encoding="utf-8")
+        new = CATALOGUE.sub("", text)
+        if new != text:
+            css.write_text(new, encoding="utf-8")
+
+
+ROOT_INDEX = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8" />
+<meta name="viewport" content="width=device-width, initial-scale=1" />
+<title>{title}</title>
+<link rel="icon" href="_static/favicon.svg" />
+<meta http-equiv="Refresh" content="0; url={target}" />
+</head>
+<body>
+<main><p><a href="{target}">{title}</a></p></main>
+</body>
+</html>
+"""
+
+
+def write_root_index(app, out: pathlib.Path) -> None:
+    """The site's root page: a redirect to the first page with a title, a favicon, a link."""
+    import html
+
+    title = html.escape(app.config.html_title or app.config.project)
+    target = html.escape(app.builder.get_target_uri(app.config.root_doc))
+    (out / "index.html").write_text(ROOT_INDEX.format(title=title, target=target),
+                                    encoding="utf-8")
+
+
+def rewrite_pages(app, exception):
+    if exception is not None or app.builder.format != "html":
+        return
+    out = pathlib.Path(app.outdir)
+    subset_icon_font(out)  # reads the catalogue-free rules of every stylesheet
+    drop_icon_catalogue(out)
+    write_root_index(app, out)
+    for path in out.rglob("*.html"):
+        text = path.read_text(encoding="utf-8")
+        new = strip_scripts(text, search_page=path.relative_to(out).as_posix() == "search.html")
+        new = drop_empty_table_heads(fix_roles(new))
+        if new != text:
+            path.write_text(new, encoding="utf-8")
+
+
 def setup(app):
+    app.connect("builder-inited", add_static)
     app.connect("html-page-context", dedupe_scripts)
+    app.connect("build-finished", rewrite_pages)
+    app.add_css_file("lnbook-icons.css")
+    app.add_css_file("lnbook-site.css")
+    app.add_css_file(SUBSET_CSS)
+    app.add_js_file("lnbook-site.js", loading_method="defer")
     return {"parallel_read_safe": True, "parallel_write_safe": True}

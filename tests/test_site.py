@@ -5,7 +5,9 @@ page of the table of contents is opened once in Debian's Chromium. Each visit re
 reader's browser saw: console errors, failed or refused requests, images, typeset formulas,
 links, figures, the launch and download buttons, and the exercise solutions' toggles; the tests
 below check those records. Any request to another host is refused and counted as a failure, so
-the pages must work with no network at all (MathJax included, served from the site itself).
+the pages must work with no network at all. Formulas are rendered to HTML by KaTeX when the
+site is built (``sphinxcontrib.katex`` with ``katex_prerender``), so no page runs a math script;
+KaTeX's stylesheet and fonts are served from the site itself.
 A full-page screenshot of every chapter goes to ``_build/screenshots/<name>.png``.
 """
 
@@ -191,19 +193,33 @@ def server():
     httpd.server_close()
 
 
+_BROWSER: dict = {"users": 0}
+
+
 @pytest.fixture(scope="session")
 def browser():
-    """One headless Debian Chromium for the whole session (never a downloaded browser)."""
+    """One headless Debian Chromium for the whole session (never a downloaded browser).
+
+    tests/test_site_reader.py imports this fixture too; playwright's sync API runs once per
+    process, so both modules share one browser, closed when the last of them is done."""
     if not CHROMIUM.exists():
         reason = (f"{CHROMIUM} is missing: install Debian's browser with "
                   "`apt-get install -y chromium` (the browser tests never download one)")
         if os.environ.get("CI", "").lower() not in ("", "0", "false", "no"):
             pytest.fail(reason)
         pytest.skip(reason)
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
+    if not _BROWSER["users"]:
+        _BROWSER["playwright"] = sync_playwright().start()
+        _BROWSER["chromium"] = _BROWSER["playwright"].chromium.launch(
+            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+    _BROWSER["users"] += 1
+    try:
+        yield _BROWSER["chromium"]
+    finally:
+        _BROWSER["users"] -= 1
+        if not _BROWSER["users"]:
+            _BROWSER["chromium"].close()
+            _BROWSER["playwright"].stop()
 
 
 @dataclasses.dataclass
@@ -216,7 +232,7 @@ class Visit:
     title: str = ""
     problems: list[str] = dataclasses.field(default_factory=list)
     requested: list[str] = dataclasses.field(default_factory=list)
-    mathjax: str | None = None
+    fonts: list[str] = dataclasses.field(default_factory=list)
     math: dict = dataclasses.field(default_factory=dict)
     images: list[dict] = dataclasses.field(default_factory=list)
     links: list[str] = dataclasses.field(default_factory=list)
@@ -234,12 +250,13 @@ COLLECT_JS = r"""
 () => {
   const article = document.querySelector('article.bd-article') || document.body;
   const math = Array.from(document.querySelectorAll('span.math, div.math'));
+  // a formula's TeX left as text: delimiters or commands in a math element outside KaTeX's HTML
   const leftover = math.filter(el => Array.from(el.childNodes).some(
-      n => n.nodeType === Node.TEXT_NODE && /\\[(\[]|\\begin|\$\$/.test(n.textContent)));
+      n => n.nodeType === Node.TEXT_NODE && /\\[(\[a-zA-Z]|\$\$/.test(n.textContent)));
   // TeX a reader would see as source: delimiters or $-math in text outside code and formulas
   const rawTeX = [];
   const walker = document.createTreeWalker(article, NodeFilter.SHOW_TEXT, {acceptNode: n =>
-      n.parentElement.closest('pre, code, script, style, .math, mjx-container')
+      n.parentElement.closest('pre, code, script, style, .math, .katex')
         ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT});
   for (let n = walker.nextNode(); n; n = walker.nextNode()) {
     if (/\\[()\[\]]|\$\$|\\begin\{|\$[^$\n]*[\\^_][^$\n]*\$/.test(n.textContent))
@@ -256,9 +273,12 @@ COLLECT_JS = r"""
     title: document.title,
     math: {
       elements: math.length,
-      containers: document.querySelectorAll('mjx-container').length,
-      typeset: math.filter(el => el.querySelectorAll('mjx-container').length === 1).length,
-      errors: document.querySelectorAll('mjx-merror, [data-mjx-error]').length,
+      // KaTeX's rendering: one .katex (with its MathML and its HTML) per math element
+      containers: document.querySelectorAll('.katex').length,
+      typeset: math.filter(el => el.querySelectorAll('.katex').length === 1
+          && el.querySelector('.katex > .katex-mathml math')
+          && el.querySelector('.katex > .katex-html')).length,
+      errors: document.querySelectorAll('.katex-error').length,
       leftover: leftover.map(el => el.textContent.slice(0, 80)),
       raw: rawTeX,
     },
@@ -278,13 +298,10 @@ async () => {
   const imgs = Array.from(document.images);
   imgs.forEach(i => { i.loading = 'eager'; });
   await Promise.all(imgs.map(i => i.decode().catch(() => null)));
-  let version = null;
-  if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
-    await MathJax.startup.promise;
-    version = MathJax.version;
-  }
   await document.fonts.ready;
-  return version;
+  // the web fonts the page uses, and whether each loaded
+  return Array.from(document.fonts).filter(f => f.status !== 'unloaded')
+              .map(f => `${f.family} ${f.weight} ${f.style}: ${f.status}`);
 }
 """
 
@@ -374,7 +391,7 @@ class Site:
         try:
             response = page.goto(visit.url, wait_until="load")
             visit.status = response.status if response else 0
-            visit.mathjax = page.evaluate(SETTLE_JS)
+            visit.fonts = page.evaluate(SETTLE_JS)
             data = page.evaluate(COLLECT_JS)
             visit.title = data["title"]
             visit.math = data["math"]
@@ -469,22 +486,31 @@ def test_images_load(site, path):
     assert not broken, f"{path}: images that did not load: {broken}"
 
 
+MATH_SCRIPTS = re.compile(r"mathjax|katex[^/]*\.js|tex-(chtml|svg|mml)", re.I)
+
+
 @pytest.mark.parametrize("path", PAGES)
 def test_formulas_typeset(site, path):
-    """Every inline and display formula of the HTML is typeset by MathJax, from the site's own
-    copy of MathJax, one typeset formula per math element, and none is a TeX error."""
+    """Every inline and display formula of the HTML was rendered by KaTeX at build time (its
+    HTML and its MathML, one rendering per math element), none is a KaTeX error, no TeX is left
+    as text, the page runs no math script, and KaTeX's fonts it uses come from the site and
+    loaded."""
     visit = site.visit(path)
     math = visit.math
-    if math["source"]:
-        assert visit.mathjax, f"{path} has {math['source']} formulas but MathJax did not start"
-        mathjax = [u for u in visit.requested if site.local(u) and "/_static/mathjax/" in u]
-        assert mathjax, f"{path}: MathJax was not loaded from _static/mathjax"
     assert math["elements"] == math["source"], math
-    assert math["typeset"] == math["source"], f"{path}: formulas left untypeset: {math}"
-    assert math["containers"] == math["source"], f"{path}: stray typeset text: {math}"
-    assert math["errors"] == 0, f"{path}: {math['errors']} MathJax errors"
+    assert math["typeset"] == math["source"], f"{path}: formulas left unrendered: {math}"
+    assert math["containers"] == math["source"], f"{path}: stray KaTeX output: {math}"
+    assert math["errors"] == 0, f"{path}: {math['errors']} KaTeX errors"
     assert not math["leftover"], f"{path}: raw TeX left on the page: {math['leftover']}"
     assert not math["raw"], f"{path}: TeX shown as text, outside any formula: {math['raw']}"
+    scripts = [u for u in visit.requested if MATH_SCRIPTS.search(u)]
+    assert not scripts, f"{path}: a math script was loaded: {scripts}"
+    katex_fonts = [f for f in visit.fonts if f.startswith("KaTeX")]
+    if math["source"]:
+        assert katex_fonts, f"{path}: formulas but no KaTeX font: {visit.fonts}"
+        served = [u for u in visit.requested if "/_static/katex/fonts/" in u]
+        assert served, f"{path}: KaTeX fonts not loaded from _static/katex/fonts"
+    assert all(f.endswith(": loaded") for f in visit.fonts), f"{path}: fonts {visit.fonts}"
 
 
 @pytest.mark.parametrize("path", PAGES)
@@ -618,7 +644,7 @@ def test_search_finds_chapter(site, entry):
 
 def test_no_page_loads_from_another_host():
     """No page of the site (nor its CSS) makes the browser fetch from another host: scripts,
-    styles, fonts, images and MathJax all come from the site. Links (<a>) may point anywhere."""
+    styles, fonts (KaTeX's too) and images all come from the site. Links (<a>) may point anywhere."""
     require_build()
     pages = sorted(HTML.rglob("*.html"))
     bad = []
@@ -637,14 +663,20 @@ def test_no_page_loads_from_another_host():
     assert not bad, "\n".join(bad)
 
 
-def test_mathjax_is_the_sites_own():
-    """The pages load MathJax from _static/mathjax, which the build copied there."""
+def test_math_is_rendered_at_build_time():
+    """No page of the site loads a math script (MathJax or KaTeX's JavaScript): formulas are
+    HTML. Every page with a formula links KaTeX's stylesheet from _static/katex, which the
+    build copied there with every font file that stylesheet names."""
     require_build()
-    config = CONFIG["sphinx"]["config"]["mathjax_path"]
-    assert not external(config), config
-    assert (HTML / "_static" / config).is_file()
+    css = HTML / "_static" / "katex" / "katex.min.css"
+    assert css.is_file()
+    fonts = re.findall(r"url\((fonts/[^)]+)\)", css.read_text(encoding="utf-8"))
+    assert fonts and all((css.parent / f).is_file() for f in fonts), fonts
     with_math = [p for p in HTML.rglob("*.html") if scan(p).math]
     assert with_math, "no page has a formula"
+    for path in HTML.rglob("*.html"):
+        scripts = [u for u in scan(path).loads if MATH_SCRIPTS.search(u)]
+        assert not scripts, (path, scripts)
     for path in with_math:
-        scripts = [u for u in scan(path).loads if "tex-chtml" in u or "mathjax" in u.lower()]
-        assert scripts and all("_static/mathjax/" in u for u in scripts), (path, scripts)
+        sheets = [u for u in scan(path).loads if "katex" in u and ".css" in u]
+        assert any("_static/katex/katex.min.css" in u for u in sheets), (path, sheets)
