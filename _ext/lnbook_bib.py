@@ -14,7 +14,6 @@ from pybtex.plugin import register_plugin
 from pybtex.richtext import Text
 from pybtex.style.formatting.unsrt import Style as UnsrtStyle
 from pybtex.style.labels import BaseLabelStyle
-from pybtex.style.sorting.author_year_title import SortingStyle
 from pybtex.style.template import field, sentence
 
 

@@ -52,7 +52,8 @@ def main() -> None:
         if not m:
             raise SystemExit(f"{name} not found in the {kind} set of {static}")
         w, h, path = m.groups()
-        svg = f"<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 {w} {h}'><path d='{path}'/></svg>"
+        svg = (f"<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 {w} {h}'>"
+               f"<path d='{path}'/></svg>")
         url = "data:image/svg+xml," + urllib.parse.quote(svg, safe="/:=' ,.-")
         ratio = int(w) / int(h)
         rules.append(f'.{cls}{{--lnb-icon:url("{url}");width:{ratio:.4f}em}}')

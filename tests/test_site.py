@@ -50,9 +50,11 @@ TIMEOUT_MS = 20_000
 
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text())
 TOC = yaml.safe_load((ROOT / "_toc.yml").read_text())
-# toc entries ("book/epsilon"); chapters are numbered in toc order (numbered: true)
-ENTRIES = [TOC["root"]] + [entry["file"] for entry in TOC["chapters"]]
-NUMBER = {entry["file"]: n for n, entry in enumerate(TOC["chapters"], start=1)}
+# toc entries ("book/epsilon") in reading order; only the chapters of a numbered part carry a
+# number, counted in toc order from 1 (Sphinx numbers each numbered toctree on its own)
+ENTRIES = [TOC["root"]] + [entry["file"] for part in TOC["parts"] for entry in part["chapters"]]
+NUMBER = {entry["file"]: n for part in TOC["parts"] if part.get("numbered")
+          for n, entry in enumerate(part["chapters"], start=1)}
 NOTEBOOKS = [e for e in ENTRIES if (ROOT / f"{e}.ipynb").exists()]
 PAGES = [f"{e}.html" for e in ENTRIES] + ["search.html"]
 EXERCISES = "book/exercises"
@@ -644,7 +646,8 @@ def test_search_finds_chapter(site, entry):
 
 def test_no_page_loads_from_another_host():
     """No page of the site (nor its CSS) makes the browser fetch from another host: scripts,
-    styles, fonts (KaTeX's too) and images all come from the site. Links (<a>) may point anywhere."""
+    styles, fonts (KaTeX's too) and images all come from the site. Links (<a>) may point
+    anywhere."""
     require_build()
     pages = sorted(HTML.rglob("*.html"))
     bad = []

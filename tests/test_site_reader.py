@@ -23,15 +23,22 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import pathlib
 import re
 import statistics
 import urllib.parse
 
 import pytest
-
-from test_site import (ENTRIES, HTML, NOTEBOOKS, PAGES, ROOT, SHOTS, TIMEOUT_MS, chapter_name,
-                       browser, server)  # noqa: F401  (pytest fixtures)
+from test_site import (
+    ENTRIES,
+    HTML,
+    NOTEBOOKS,
+    PAGES,
+    ROOT,
+    SHOTS,
+    TIMEOUT_MS,
+    browser,  # noqa: F401  (pytest fixtures)
+    chapter_name,
+)
 
 VIEWPORTS = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1366, "height": 900}}
 READER_PAGES = PAGES + ["genindex.html"]
@@ -169,11 +176,11 @@ class Look:
 class Reader:
     """One browser window of a fixed size; opens each page once and keeps what it showed."""
 
-    def __init__(self, base: str, browser, viewport: str):
+    def __init__(self, base: str, chromium, viewport: str):
         self.base = base
         self.netloc = urllib.parse.urlsplit(base).netloc
         self.viewport = viewport
-        self.context = browser.new_context(viewport=VIEWPORTS[viewport])
+        self.context = chromium.new_context(viewport=VIEWPORTS[viewport])
         self.context.set_default_timeout(TIMEOUT_MS)
         self.looks: dict[str, Look] = {}
         self.axe = AXE.read_text(encoding="utf-8") if AXE.exists() else None
@@ -310,7 +317,8 @@ def test_markup_check_can_fail():
 def test_page_weight(desktop):
     """The median chapter page requests at most 1.2 MB (files as stored, uncompressed), and
     its formulas are on screen, KaTeX's stylesheet and fonts loaded, at most 1 s after the
-    page's load event on loopback (with no math script, in practice before it). The weights of all pages are written to _build/site-weight.json."""
+    page's load event on loopback (with no math script, in practice before it). The weights of
+    all pages are written to _build/site-weight.json."""
     looks = {p: desktop.look(p) for p in READER_PAGES}
     chapters = [looks[f"{e}.html"].bytes for e in NOTEBOOKS]
     WEIGHTS.write_text(json.dumps({
