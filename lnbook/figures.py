@@ -225,13 +225,13 @@ def core_bound_data(dims: Sequence[int] = (2, 3, 4, 6, 8, 12, 16), n_records: in
     bound ``sqrt(d - 1)`` drawn on ``grid``.
     """
     rng = np.random.default_rng(seed)
-    dims = np.asarray(dims, dtype=int)
+    dims_arr = np.asarray(dims, dtype=int)
     largest = [np.abs(core(rng.standard_cauchy(size=(n_records, d)), eps=0)).max(axis=-1)
-               for d in dims]
+               for d in dims_arr]
     extreme = np.array([np.abs(core(np.r_[d - 1.0, -np.ones(d - 1)], eps=0)).max()
-                        for d in dims])
-    grid = np.linspace(dims.min(), dims.max(), 200)
-    return {"dims": dims, "largest": largest, "extreme": extreme, "grid": grid,
+                        for d in dims_arr])
+    grid = np.linspace(dims_arr.min(), dims_arr.max(), 200)
+    return {"dims": dims_arr, "largest": largest, "extreme": extreme, "grid": grid,
             "bound": np.sqrt(grid - 1)}
 
 
@@ -311,27 +311,27 @@ def placement_gradient_data(depths: Sequence[int] = (2, 4, 8, 16, 32), d: int = 
     >>> data["profile"].shape, data["last"].shape, float(data["guide"][1] / data["guide"][0])
     ((2, 2), (2, 2), 0.5)
     """
-    depths = np.asarray(depths)
-    if depths.ndim != 1 or depths.size == 0 or not np.issubdtype(depths.dtype, np.integer) \
-            or (depths < 1).any():
+    depths_arr = np.asarray(depths)
+    if depths_arr.ndim != 1 or depths_arr.size == 0 \
+            or not np.issubdtype(depths_arr.dtype, np.integer) or (depths_arr < 1).any():
         raise ValueError(f"depths must be a non-empty sequence of positive integers; "
-                         f"got {depths.tolist()!r}")
+                         f"got {depths_arr.tolist()!r}")
     if len(seeds) == 0:
         raise ValueError("seeds must hold at least one seed")
     placements = ("pre", "post")
 
-    def mean_norms(L, placement):
+    def mean_norms(L: int, placement: str) -> np.ndarray:
         # mean over seeds of ||dl/dW2||_F in blocks 1 .. L
         return np.mean([layer_gradient_norms(L, d, placement=placement, seed=s, eps=eps)
                         for s in seeds], axis=0)
 
     profile = np.array([mean_norms(profile_depth, p) for p in placements])
-    last = np.array([[mean_norms(int(L), p)[-1] for L in depths] for p in placements])
+    last = np.array([[mean_norms(int(L), p)[-1] for L in depths_arr] for p in placements])
     # guide: last_pre(L_0) (L / L_0)^{-1/2}
-    guide = last[0, 0] * (depths / depths[0]) ** -0.5
+    guide = last[0, 0] * (depths_arr / depths_arr[0]) ** -0.5
     return {"placements": placements, "labels": ("Pre-LN", "Post-LN"),
             "block": np.arange(1, profile_depth + 1), "profile": profile,
-            "depths": depths, "last": last, "guide": guide}
+            "depths": depths_arr, "last": last, "guide": guide}
 
 
 def geometry_picture_data(z: ArrayLike | None = None, eps: float = 1.0,

@@ -20,11 +20,14 @@ import base64
 import contextlib
 import functools
 import io
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, ParamSpec, TypeVar
 
 import matplotlib.pyplot as plt
 import numpy as np
 from cycler import cycler
+from matplotlib.artist import Artist
+from matplotlib.axes import Axes
 from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
@@ -69,7 +72,7 @@ PANEL_HEIGHT = 2.9
 MAX_TICKS = 6
 
 #: The lnbook figure style: every plot_* applies it, nothing else sets rcParams.
-STYLE = {
+STYLE: dict[str, Any] = {
     "figure.figsize": (WIDTH, 3.6),
     "figure.dpi": 2 * DISPLAY_DPI,  # every PNG of a figure, inline or saved, at twice
     "figure.facecolor": "white",
@@ -116,7 +119,8 @@ class BookFigure(Figure):
     (``%config InlineBackend.figure_formats``), IPython adds it beside.
     """
 
-    def _repr_mimebundle_(self, include=None, exclude=None):
+    def _repr_mimebundle_(self, include: object = None, exclude: object = None
+                          ) -> tuple[dict[str, str], dict[str, dict[str, int]]]:
         buf = io.BytesIO()
         self.savefig(buf, format="png", dpi=self.dpi, bbox_inches="tight",
                      facecolor=STYLE["figure.facecolor"])
@@ -128,31 +132,38 @@ class BookFigure(Figure):
 
 
 @contextlib.contextmanager
-def style():
+def style() -> Iterator[None]:
     """The book's figure style, as a context: ``with style(): ...``."""
     with plt.rc_context(STYLE):
         yield
 
 
-def _styled(fn):
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _styled(fn: Callable[_P, _R]) -> Callable[_P, _R]:
     """Apply ``STYLE`` while ``fn`` creates and draws its artists."""
 
     @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
         with style():
             return fn(*args, **kwargs)
 
     return wrapper
 
 
-def _new(rows: int = 1, height: float | None = None, **kwargs):
-    """New axes in a ``BookFigure``; several panels are stacked vertically."""
+def _new(rows: int = 1, height: float | None = None, **kwargs: Any) -> Any:
+    """New axes in a ``BookFigure``; several panels are stacked vertically.
+
+    One ``Axes`` when ``rows`` is 1 (``plt.subplots`` squeezes), else an array of them.
+    """
     height = height or (STYLE["figure.figsize"][1] if rows == 1 else PANEL_HEIGHT * rows + 0.6)
     _, axes = plt.subplots(rows, 1, figsize=(WIDTH, height), FigureClass=BookFigure, **kwargs)
     return axes
 
 
-def _axes(ax, n: int = 1, width: float | None = None):
+def _axes(ax: Axes | None, n: int = 1, width: float | None = None) -> Any:
     """New axes for a plot function written before ``STYLE``: stacked, in a BookFigure.
 
     Kept so that such functions keep working; ``width`` is ignored (every figure is
@@ -165,7 +176,7 @@ def _axes(ax, n: int = 1, width: float | None = None):
         return _new(n)
 
 
-def _finish(*axes) -> None:
+def _finish(*axes: Axes) -> None:
     """Tick labels in the style's sizes (ticks are made at draw time), few per axis."""
     for ax in axes:
         ax.tick_params(which="both", labelsize=STYLE["xtick.labelsize"], color="#333333")
@@ -178,14 +189,16 @@ def _finish(*axes) -> None:
                 axis.set_major_locator(MaxNLocator(nbins=MAX_TICKS - 1))
 
 
-def _legend(axes, ncols: int = 1, handles=None, labels=None) -> None:
+def _legend(axes: Axes | Sequence[Axes] | np.ndarray, ncols: int = 1,
+            handles: Sequence[Artist] | None = None, labels: Sequence[str] | None = None
+            ) -> None:
     """One legend outside the data: below the panels of a figure made here, else at the right.
 
     On a figure the caller made, the legend goes beside the axes, outside them. Every plot_*
     calls this last.
     """
-    first = np.atleast_1d(axes)[0]
-    if handles is None:
+    first = axes if isinstance(axes, Axes) else axes[0]
+    if handles is None or labels is None:
         handles, labels = first.get_legend_handles_labels()
     fig = first.figure
     if isinstance(fig, BookFigure):
@@ -214,7 +227,7 @@ def _vector(v: ArrayLike) -> str:
 
 @_styled
 def plot_response(eps_values: Sequence[float] = EPS_VALUES, t: ArrayLike | None = None,
-                  axes=None):
+                  axes: Sequence[Axes] | None = None) -> tuple[Axes, Axes]:
     """Response ``h_eps(t)`` (top) and its slope ``h'_eps(t)`` (bottom) on ``(-t, 0, t)``.
 
     Top: the response with dashed asymptotes at ``±sqrt(3/2)``. Bottom: the slope on a log
@@ -240,7 +253,8 @@ def plot_response(eps_values: Sequence[float] = EPS_VALUES, t: ArrayLike | None 
 
 
 @_styled
-def plot_normalized_variance(eps_values: Sequence[float] = EPS_VALUES, ax=None):
+def plot_normalized_variance(eps_values: Sequence[float] = EPS_VALUES,
+                             ax: Axes | None = None) -> Axes:
     """Mean square of the core, ``q / (q + eps)``, against the variance ``q``; ½ at q = eps."""
     data = figures.normalized_variance_data(eps_values)
     ax = _new() if ax is None else ax
@@ -257,7 +271,7 @@ def plot_normalized_variance(eps_values: Sequence[float] = EPS_VALUES, ax=None):
 
 
 @_styled
-def plot_jacobian_eigenvalues(eps: float = 0.1, d: int = 4, ax=None):
+def plot_jacobian_eigenvalues(eps: float = 0.1, d: int = 4, ax: Axes | None = None) -> Axes:
     """Eigenvalues of the core's Jacobian against ``q``: closed forms (lines), eigvalsh (dots)."""
     data = figures.jacobian_eigenvalue_data(eps, d)
     ax = _new(height=4.0) if ax is None else ax
@@ -280,7 +294,8 @@ def plot_jacobian_eigenvalues(eps: float = 0.1, d: int = 4, ax=None):
 
 
 @_styled
-def plot_operator_norm(eps: float = 0.1, dims: Sequence[int] = (2, 3), ax=None):
+def plot_operator_norm(eps: float = 0.1, dims: Sequence[int] = (2, 3),
+                       ax: Axes | None = None) -> Axes:
     """Operator norm of the core's Jacobian against ``q``, under the bound ``eps**-0.5``."""
     data = figures.operator_norm_data(eps, dims)
     ax = _new() if ax is None else ax
@@ -297,7 +312,8 @@ def plot_operator_norm(eps: float = 0.1, dims: Sequence[int] = (2, 3), ax=None):
 
 
 @_styled
-def plot_amplification(z: ArrayLike = (7.0, 7.0), h: ArrayLike = (1e-3, -1e-3), ax=None):
+def plot_amplification(z: ArrayLike = (7.0, 7.0), h: ArrayLike = (1e-3, -1e-3),
+                       ax: Axes | None = None) -> Axes:
     """Finite ratio ``||u(z+δ) - u(z)|| / ||δ||`` against ``eps``, beside ``eps**-0.5``.
 
     ``h`` is the perturbation δ (the parameter keeps its historical name, which the chapter
@@ -318,7 +334,7 @@ def plot_amplification(z: ArrayLike = (7.0, 7.0), h: ArrayLike = (1e-3, -1e-3), 
 
 @_styled
 def plot_shift_geometry(z: ArrayLike = (2.0, 0.5), shifts: ArrayLike = (-1.5, 0.0, 1.0, 2.0),
-                        ax=None):
+                        ax: Axes | None = None) -> Axes:
     """Records ``z + c 1`` all project, along ``1``, to the same point ``P z`` of the line ⟂ 1."""
     data = figures.shift_geometry_data(z, shifts)
     ax = _new(height=5.4) if ax is None else ax
@@ -340,7 +356,8 @@ def plot_shift_geometry(z: ArrayLike = (2.0, 0.5), shifts: ArrayLike = (-1.5, 0.
 
 
 @_styled
-def plot_weighted_projection(a: ArrayLike = (0.25, 0.75), x: ArrayLike = (4.0, 2.0), ax=None):
+def plot_weighted_projection(a: ArrayLike = (0.25, 0.75), x: ArrayLike = (4.0, 2.0),
+                             ax: Axes | None = None) -> Axes:
     """Oblique projection ``P_a z`` (along 1) and orthogonal projection onto ``ker a^T``.
 
     ``x`` is the record ``z`` (the parameter keeps its historical name, which the chapter
@@ -367,7 +384,7 @@ def plot_weighted_projection(a: ArrayLike = (0.25, 0.75), x: ArrayLike = (4.0, 2
 
 @_styled
 def plot_record_audit(shape: tuple[int, int, int] = (2, 4, 6), record: tuple[int, int] = (1, 2),
-                      axes=None):
+                      axes: Sequence[Axes] | None = None) -> tuple[Axes, Axes]:
     """Which records move when one record changes: the layer (top) vs a wrong axis (bottom)."""
     data = figures.record_audit_data(shape, record)
     B, T = shape[0], shape[1]
@@ -390,7 +407,8 @@ def plot_record_audit(shape: tuple[int, int, int] = (2, 4, 6), record: tuple[int
     return top, bottom
 
 
-def _grouped_bars(ax, series: Sequence[tuple[str, np.ndarray]], width: float = 0.8):
+def _grouped_bars(ax: Axes, series: Sequence[tuple[str, np.ndarray]], width: float = 0.8
+                  ) -> np.ndarray:
     """Draw each ``(label, values)`` as one member of a bar group per coordinate."""
     i = np.arange(len(series[0][1]))
     w = width / len(series)
@@ -402,7 +420,7 @@ def _grouped_bars(ax, series: Sequence[tuple[str, np.ndarray]], width: float = 0
 
 @_styled
 def plot_gain_effect(z: ArrayLike = (1.0, 1.0, -2.0), gamma: ArrayLike = (2.0, 0.0, -1.0),
-                     eps: float = 2.0, ax=None):
+                     eps: float = 2.0, ax: Axes | None = None) -> Axes:
     """Core ``u_eps(z)`` beside ``gamma ⊙ u_eps(z)``, coordinate by coordinate (bias 0).
 
     Parameters
@@ -438,7 +456,7 @@ def plot_gain_effect(z: ArrayLike = (1.0, 1.0, -2.0), gamma: ArrayLike = (2.0, 0
            ylabel="value",
            title=rf"$z = {_vector(data['z'])}$, $\varepsilon = {_eps_text(eps)}$")
     _finish(ax)
-    ax.xaxis.set_major_locator(FixedLocator(i))
+    ax.xaxis.set_major_locator(FixedLocator(i.tolist()))
     _legend(ax, ncols=2)
     return ax
 
@@ -446,7 +464,7 @@ def plot_gain_effect(z: ArrayLike = (1.0, 1.0, -2.0), gamma: ArrayLike = (2.0, 0
 @_styled
 def plot_bias_shift(records: Sequence[ArrayLike] = ((3.0, 3.0, 3.0), (2.0, 3.0, 4.0)),
                     gamma: ArrayLike = (2.0, 0.5, -1.0), beta: ArrayLike = (1.0, -1.0, 2.0),
-                    eps: float = 1e-5, axes=None):
+                    eps: float = 1e-5, axes: Sequence[Axes] | None = None) -> tuple[Axes, ...]:
     """Core, ``gamma ⊙ u`` and output ``gamma ⊙ u + beta`` for each record, one panel each.
 
     Parameters
@@ -475,8 +493,9 @@ def plot_bias_shift(records: Sequence[ArrayLike] = ((3.0, 3.0, 3.0), (2.0, 3.0, 
     >>> plt.close(axes[0].figure)
     """
     data = figures.bias_shift_data(records, gamma, beta, eps)
-    axes = np.atleast_1d(_new(len(data), sharey=True) if axes is None else axes)
-    for ax, panel in zip(axes, data):
+    given = _new(len(data), sharey=True) if axes is None else axes
+    panels: list[Axes] = [given] if isinstance(given, Axes) else list(given)
+    for ax, panel in zip(panels, data):
         i = _grouped_bars(ax, [(r"core $u$", panel["u"]),
                                (r"$\gamma \odot u$", panel["scaled"]),
                                (r"output $y = \gamma \odot u + \beta$", panel["y"])])
@@ -485,14 +504,14 @@ def plot_bias_shift(records: Sequence[ArrayLike] = ((3.0, 3.0, 3.0), (2.0, 3.0, 
                title=rf"$z = {_vector(panel['z'])}$; dashed: mean of $y$, "
                      rf"${panel['y_mean']:.3f}$")
         _finish(ax)
-        ax.xaxis.set_major_locator(FixedLocator(i))
-    _legend(axes, ncols=2)
-    return tuple(axes)
+        ax.xaxis.set_major_locator(FixedLocator(i.tolist()))
+    _legend(panels, ncols=2)
+    return tuple(panels)
 
 
 @_styled
 def plot_core_bound(dims: Sequence[int] = (2, 3, 4, 6, 8, 12, 16), n_records: int = 200,
-                    seed: int = 3, ax=None):
+                    seed: int = 3, ax: Axes | None = None) -> Axes:
     """Largest ``|u_i|`` of seeded random records against ``d``, under the bound ``sqrt(d - 1)``.
 
     Grey dots: ``max_i |u_i|`` (``eps = 0``) for ``n_records`` heavy-tailed (Cauchy) records per
@@ -516,7 +535,8 @@ def plot_core_bound(dims: Sequence[int] = (2, 3, 4, 6, 8, 12, 16), n_records: in
 
 
 @_styled
-def plot_offset_error(offsets: ArrayLike, errors: dict[str, ArrayLike], ax=None):
+def plot_offset_error(offsets: ArrayLike, errors: dict[str, ArrayLike],
+                      ax: Axes | None = None) -> Axes:
     """Error of computed cores, in ulps, against the offset ``|mu|/sigma`` of the records.
 
     ``errors`` maps a label to one error per offset, as returned by
@@ -549,7 +569,7 @@ def plot_offset_error(offsets: ArrayLike, errors: dict[str, ArrayLike], ax=None)
 @_styled
 def plot_eps_placement(z: ArrayLike = (1.0, 2.0, 3.0, 4.0),
                        keys: Sequence[str] = ("keras", "pytorch", "flax", "bert", "annotated"),
-                       ax=None):
+                       ax: Axes | None = None) -> Axes:
     """Root mean square of each convention's output on ``a z`` against the spread of ``a z``.
 
     The exact standardization has RMS 1 (dashed); eps inside the root shrinks the output once
@@ -576,7 +596,7 @@ def plot_eps_placement(z: ArrayLike = (1.0, 2.0, 3.0, 4.0),
 
 
 @_styled
-def plot_benchmark_ratios(results: dict, ax=None):
+def plot_benchmark_ratios(results: dict[str, Any], ax: Axes | None = None) -> Axes:
     """Each race's per-round ratios (dots), their median (bar) and its target (triangle).
 
     ``results`` is the dict of ``benchmarks/results.json``; the data are
@@ -625,7 +645,8 @@ def _log_ticks(lo: float, hi: float) -> list[float]:
 @_styled
 def plot_placement_gradients(depths: Sequence[int] = (2, 4, 8, 16, 32), d: int = 32,
                              seeds: Sequence[int] = (0, 1, 2, 3), profile_depth: int = 16,
-                             eps: float = 1e-5, axes=None):
+                             eps: float = 1e-5, axes: Sequence[Axes] | None = None
+                             ) -> tuple[Axes, Axes]:
     r"""Gradient norms ``||dl/dW2||_F`` at initialization, Pre-LN against Post-LN.
 
     Parameters
@@ -688,7 +709,8 @@ def plot_placement_gradients(depths: Sequence[int] = (2, 4, 8, 16, 32), d: int =
 
 @_styled
 def plot_geometry_picture(z: ArrayLike | None = None, eps: float = 1.0,
-                          eps_values: Sequence[float] = (0.1, 1.0), axes=None):
+                          eps_values: Sequence[float] = (0.1, 1.0),
+                          axes: Sequence[Axes] | None = None) -> tuple[Axes, Axes]:
     r"""The core for ``d = 3`` as projection onto ``1^⊥`` followed by a radial map.
 
     Parameters
@@ -728,10 +750,11 @@ def plot_geometry_picture(z: ArrayLike | None = None, eps: float = 1.0,
     angle = np.linspace(0.0, 2 * np.pi, 241)
     r = data["radius"]
     top.plot(r * np.cos(angle), r * np.sin(angle), "--", color=GUIDE, linewidth=1)
-    top.scatter(*data["v"].T, color="#888888", s=16, label=r"$v = Pz$")
-    top.scatter(*data["u_eps"].T, color=PALETTE[0], s=20,
+    v, u_eps, u_0 = data["v"], data["u_eps"], data["u_0"]
+    top.scatter(v[:, 0], v[:, 1], color="#888888", s=16, label=r"$v = Pz$")
+    top.scatter(u_eps[:, 0], u_eps[:, 1], color=PALETTE[0], s=20,
                 label=rf"$u_\varepsilon(z)$, $\varepsilon = {_eps_text(eps)}$")
-    top.scatter(*data["u_0"].T, color=PALETTE[1], s=20,
+    top.scatter(u_0[:, 0], u_0[:, 1], color=PALETTE[1], s=20,
                 label=r"$u_0(z)$, on the circle of radius $\sqrt{3}$")
     lim = data["lim"]
     # equal scales on both axes, at least (-lim, lim) on each; the x range widens to fill
@@ -753,7 +776,8 @@ def plot_geometry_picture(z: ArrayLike | None = None, eps: float = 1.0,
                ylim=(0, 1.9),
                title=r"the radial map $\Vert v\Vert_2 \mapsto \Vert u_\varepsilon(z)\Vert_2$")
     _finish(top, bottom)
-    handles, labels = [], []
+    handles: list[Artist] = []
+    labels: list[str] = []
     for ax in (top, bottom):
         h, lab = ax.get_legend_handles_labels()
         handles += h

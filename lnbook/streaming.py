@@ -335,7 +335,7 @@ def pairwise_sum(x: ArrayLike) -> np.ndarray:
     arr = checked.astype(raw.dtype if raw.dtype in _FORMATS else np.float64)
     acc = np.float32 if arr.dtype == np.float16 else arr.dtype.type
 
-    def add(p, r):
+    def add(p: np.ndarray, r: np.ndarray) -> np.ndarray:
         return (p + r).astype(acc)
 
     def rec(a: np.ndarray) -> np.ndarray:
@@ -455,7 +455,9 @@ def round_bfloat16(x: ArrayLike) -> np.ndarray:
     _checks.finite(f32.astype(np.float64), "x rounded to float32")
     bits = f32.view(np.uint32).astype(np.uint64)
     # round to nearest, ties to even: add 0x7FFF plus the lowest kept bit, drop 16 bits
-    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    # (uint64 constants: numpy's stubs type uint64-array-op-int as signed; it stays uint64)
+    bits = ((bits + np.uint64(0x7FFF) + ((bits >> np.uint64(16)) & np.uint64(1)))
+            & np.uint64(0xFFFF0000))
     out = bits.astype(np.uint32).view(np.float32)
     if not np.isfinite(out).all():
         raise ValueError("x has an entry beyond bfloat16's largest finite number (about 3.39e38)")
