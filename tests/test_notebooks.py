@@ -130,8 +130,12 @@ class Token:
     text: str
     candidates: tuple[tuple[float, float], ...]
     parts: tuple[float, ...] | None = None  # a fraction a/b is also witnessed by a and b
+    word: str | None = None  # a number word must also be written out in the witness cell
 
-    def matches(self, numbers: list[float]) -> bool:
+    def matches(self, numbers: list[float], source: str = "") -> bool:
+        if self.word is not None and not re.search(rf"\b{re.escape(self.word)}\b", source,
+                                                   re.I):
+            return False
         if any(abs(x - v) <= tol + 1e-9 * abs(v) for v, tol in self.candidates for x in numbers):
             return True
         return self.parts is not None and all(
@@ -241,10 +245,50 @@ def prose_tokens(source: str) -> list[Token]:
                 value *= SCALES[m.group("scale").lower()]
         if value <= 2:
             return None
-        return Token(m.group(0), ((float(value), 0.0),))
+        return Token(m.group(0), ((float(value), 0.0),), word=m.group(0).lower())
 
     take(WORDS, word)
     return tokens
+
+
+# A symbol set equal to a number in the prose ("$\\tau = 10^{-3}$") is checked against the
+# value the adjacent cell binds to the same name (``tau = 1e-3``, ``eps=1e-4``), when it binds
+# one: a wrong number that happens to appear elsewhere in the cell does not pass.
+SYMBOL_NAMES = {
+    "varepsilon": ("eps",), "epsilon": ("eps",), "tau": ("tau",), "alpha": ("alpha",),
+    "gamma": ("gamma",), "beta": ("beta",), "eta": ("eta", "lr"), "sigma": ("sigma",),
+    "mu": ("mu",), "lambda": ("lam",), "d": ("d",), "t": ("t",), "q": ("q",), "L": ("L",),
+}
+PROSE_BINDING = re.compile(
+    r"(?<![\\\w])\\?(?P<name>" + "|".join(sorted(SYMBOL_NAMES, key=len, reverse=True)) + r")"
+    r"\s*=\s*(?P<value>-?\d+(?:\.\d+)?(?:\s*(?:\\times|\\cdot)\s*10\^\{?-?\d+\}?)?"
+    r"|10\^\{?-?\d+\}?)(?![\w.^/])"
+)
+
+
+def prose_bindings(source: str) -> list[tuple[str, str, float]]:
+    """(symbol, text, value) for each "symbol = number" the prose states."""
+    found = []
+    for m in PROSE_BINDING.finditer(clean_prose(source)):
+        text = m.group("value").replace("\\times", "*").replace("\\cdot", "*")
+        power = re.search(r"10\^\{?(-?\d+)\}?", text)
+        mantissa = re.match(r"-?\d+(?:\.\d+)?", text)
+        value = 1.0 if mantissa is None or text.startswith("10^") else float(mantissa.group(0))
+        if power:
+            value *= 10.0 ** int(power.group(1))
+        found.append((m.group("name"), m.group(0), abs(value)))
+    return found
+
+
+def code_bindings(source: str, names: tuple[str, ...]) -> list[float]:
+    """The literal values a cell's source binds to ``names`` (assignments and keywords)."""
+    values: list[float] = []
+    for name in names:
+        for m in re.finditer(rf"(?<![\w.]){name}\s*=(?!=)\s*([^,)\n#;]+)", source):
+            numbers = evidence_numbers(m.group(1))
+            if numbers and re.fullmatch(r"[\s\d.eE+\-*()/]+", m.group(1).strip()):
+                values.append(numbers[0] if len(numbers) == 1 else abs(eval(m.group(1))))  # noqa: S307
+    return values
 
 
 CODE_POWER = re.compile(
@@ -309,10 +353,16 @@ def prose_audit(nb, chapter: str = "") -> list[tuple[int, str]]:
         above = [j for j in code_at if j < i][-1:]
         below = [j for j in code_at if j > i][:1]
         numbers = [x for j in above + below for x in evidence[j]]
+        source = "\n".join(cells[j].source for j in above + below)
         exempt = policy.EXEMPT_TOKENS.get((chapter, cell.get("id", "")), {})
         for token in prose_tokens(cell.source):
-            if token.text not in exempt and not token.matches(numbers):
+            if token.text not in exempt and not token.matches(numbers, source):
                 missing.append((i, token.text))
+        for name, text, value in prose_bindings(cell.source):
+            bound = code_bindings(source, SYMBOL_NAMES[name])
+            if bound and text not in exempt and not any(
+                    abs(b - value) <= 1e-9 * max(value, 1e-300) for b in bound):
+                missing.append((i, text))
     return missing
 
 
