@@ -50,6 +50,12 @@ TIER_OF_FILE = {
     "test_notebooks.py": "book",
     "test_portability.py": "book",
     "test_site.py": "site",
+    "test_site_reader.py": "site",
+    "test_binder.py": "binder",
+    # the framework peers that start JAX (Flax) and Keras once per backend, and the benchmark's
+    # tiny run: a few seconds each, kept out of the fast tier's inner loop
+    "test_peers.py": "slow",
+    "test_benchmarks.py": "slow",
 }
 # what the built site is made from: newer than the build means the build is stale
 SITE_SOURCES = ["_config.yml", "_toc.yml", "book", "_ext", "lnbook"]
@@ -103,6 +109,6 @@ def pytest_runtest_makereport(item, call):
     report = outcome.get_result()
     if report.skipped and in_ci() and isinstance(report.longrepr, tuple):
         reason = str(report.longrepr[2])
-        if "not installed" in reason and any(peer in reason for peer in PINNED_PEERS):
+        if any(f"{peer} is not installed" in reason for peer in PINNED_PEERS):
             report.outcome = "failed"
             report.longrepr = f"CI must run the pinned peer tests: {reason}"
