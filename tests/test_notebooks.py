@@ -629,7 +629,8 @@ def test_prose_tokens(prose, tokens):
         ("It is 99.5037.", "print(r)", "[ 99.503719  9.9995 ]\n", True),
         ("It is 99.5037.", "print(r)", "[ 99.50372  9.9995 ]\n", True),
         ("sizes 1 to 9", "for d in range(1, 10): pass", "", False),
-        ("fifty times", "assert ratio == 50", "", True),
+        ("fifty times", "assert ratio == 50  # fifty times", "", True),
+        ("fifty times", "assert ratio == 50", "", False),  # the word must be written out too
         ("five times", "assert ratio == 50", "", False),
         ("It is 18.5 %.", "print(err)", "0.185\n", True),
         ("It is 9.", 'glue("lip-9", x)', "", False),  # a glue name is not a computed 9
