@@ -56,6 +56,8 @@ TIER_OF_FILE = {
     # tiny run: a few seconds each, kept out of the fast tier's inner loop
     "test_peers.py": "slow",
     "test_benchmarks.py": "slow",
+    # every figure drawn and read back (its data functions are tested in the fast tier)
+    "test_plotting.py": "slow",
 }
 # what the built site is made from: newer than the build means the build is stale
 SITE_SOURCES = ["_config.yml", "_toc.yml", "book", "_ext", "lnbook"]

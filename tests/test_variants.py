@@ -338,36 +338,4 @@ def test_peer_torch_one_pass_variance(torch):
             assert np.abs(ours - exact).max() > 1e-3 and np.abs(theirs - exact).max() > 1e-3
 
 
-# --- peers: Flax, Keras, TensorFlow (float32; skipped where not installed) ---------------
-
-
-def test_peer_flax_layer_norm():
-    """flax.linen.LayerNorm (eps 1e-6, fast variance) agrees in float32."""
-    nn = pytest.importorskip("flax.linen", reason="Flax is not installed; peer test skipped")
-    jax = pytest.importorskip("jax")
-    layer = nn.LayerNorm()
-    assert layer.epsilon == CONVENTIONS["flax"].eps and layer.use_fast_variance
-    z = records(shape=(4, 32)).astype(np.float32)
-    variables = layer.init(jax.random.PRNGKey(0), z)
-    theirs = np.asarray(layer.apply(variables, z), dtype=np.float64)
-    np.testing.assert_allclose(convention_layer_norm(z, "flax"), theirs, rtol=1e-5, atol=1e-5)
-
-
-def test_peer_keras_layer_normalization():
-    """keras.layers.LayerNormalization (eps 1e-3) agrees in float32."""
-    keras = pytest.importorskip("keras", reason="Keras is not installed; peer test skipped")
-    layer = keras.layers.LayerNormalization()
-    assert layer.epsilon == CONVENTIONS["keras"].eps
-    z = records(shape=(4, 32)).astype(np.float32)
-    theirs = np.asarray(layer(z), dtype=np.float64)
-    np.testing.assert_allclose(convention_layer_norm(z, "keras"), theirs, rtol=1e-5, atol=1e-5)
-
-
-def test_peer_tensorflow_tf1_recipe():
-    """TF1's layer_norm recipe (nn.moments, batch_normalization, eps 1e-12) in float64."""
-    tf = pytest.importorskip("tensorflow", reason="TensorFlow is not installed; peer test skipped")
-    z = records(shape=(4, 32))
-    x = tf.constant(z)
-    mean, variance = tf.nn.moments(x, [1], keepdims=True)
-    theirs = tf.nn.batch_normalization(x, mean, variance, None, None, 1e-12).numpy()
-    np.testing.assert_allclose(convention_layer_norm(z, "bert"), theirs, rtol=1e-12, atol=1e-12)
+# The Flax, Keras and TensorFlow peers of these conventions are in tests/test_peers.py.
