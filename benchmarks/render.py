@@ -179,7 +179,8 @@ def speed(data: dict) -> list[str]:
         check = "; ".join(f"{k} {v:.1e}" for k, v in r.get("check", {}).items())
         lines.append(
             f"- **{r['name']}**: {shape} {r['dtype']}, against `{r['compared_with']}`. "
-            f"Threads: {_threads(r['threads'])}. Median time per call "
+            f"Threads: {_threads(r['threads'])}. Median time per call, "
+            f"{r['ratio'].replace(' / ', ' against ')}: "
             f"{_seconds(q['seconds per call']['A'])} against "
             f"{_seconds(q['seconds per call']['B'])}"
             + (f"; {check}" if check else "")
