@@ -72,6 +72,9 @@ def fix_roles(html: str) -> str:
     The sidebar's search button shows "Search Ctrl+K" but is labelled "Search" (axe:
     label-content-name-mismatch): without the label, its name is what it shows."""
     html = html.replace('role="doc-biblioentry"', 'role="listitem"')
+    # myst-nb labels the toggle of a folded cell "Toggle hidden content" while it shows "Show
+    # code cell source" (axe: label-content-name-mismatch): its name is what it shows
+    html = html.replace('<summary aria-label="Toggle hidden content">', "<summary>")
     return SEARCH_FIELD.sub(r"\1", html)
 
 
