@@ -260,7 +260,7 @@ SYMBOL_NAMES = {
     "mu": ("mu",), "lambda": ("lam",), "d": ("d",), "t": ("t",), "q": ("q",), "L": ("L",),
 }
 PROSE_BINDING = re.compile(
-    r"(?<![\\\w])\\?(?P<name>" + "|".join(sorted(SYMBOL_NAMES, key=len, reverse=True)) + r")"
+    r"(?<![\\\w/])\\?(?P<name>" + "|".join(sorted(SYMBOL_NAMES, key=len, reverse=True)) + r")"
     r"\s*=\s*(?P<value>-?\d+(?:\.\d+)?(?:\s*(?:\\times|\\cdot)\s*10\^\{?-?\d+\}?)?"
     r"|10\^\{?-?\d+\}?)(?![\w.^/])"
 )
@@ -280,15 +280,45 @@ def prose_bindings(source: str) -> list[tuple[str, str, float]]:
     return found
 
 
+FRACTION_CALL = re.compile(r"Fraction\(\s*(\d+)\s*,\s*(\d+(?:\s*\*\*\s*\d+)?)\s*\)")
+
+
 def code_bindings(source: str, names: tuple[str, ...]) -> list[float]:
-    """The literal values a cell's source binds to ``names`` (assignments and keywords)."""
+    """The literal values a cell's source binds to ``names`` (assignments and keywords):
+    numbers, arithmetic of numbers (``1 / 3``, ``10**-3``) and ``Fraction(1, 1000)``."""
     values: list[float] = []
     for name in names:
-        for m in re.finditer(rf"(?<![\w.]){name}\s*=(?!=)\s*([^,)\n#;]+)", source):
-            numbers = evidence_numbers(m.group(1))
-            if numbers and re.fullmatch(r"[\s\d.eE+\-*()/]+", m.group(1).strip()):
-                values.append(numbers[0] if len(numbers) == 1 else abs(eval(m.group(1))))  # noqa: S307
+        for m in re.finditer(rf"(?<![\w.]){name}\s*=(?!=)\s*(Fraction\([^)]*\)|[^,)\n#;]+)",
+                             source):
+            rhs = m.group(1).strip()
+            fraction = FRACTION_CALL.fullmatch(rhs)
+            if fraction:
+                values.append(int(fraction.group(1)) / eval(fraction.group(2)))  # noqa: S307
+                continue
+            numbers = evidence_numbers(rhs)
+            if numbers and re.fullmatch(r"[\s\d.eE+\-*()/]+", rhs):
+                values.append(numbers[0] if len(numbers) == 1 else abs(eval(rhs)))  # noqa: S307
     return values
+
+
+# A record written out in the prose ("$z = (7, 7)$") is checked against the vector the adjacent
+# cell binds to the same name (``z = np.array([7.0, 7.0])``), when it binds one.
+PROSE_VECTOR = re.compile(
+    r"(?<![\\\w])(?P<name>[a-z])\s*=\s*\((?P<items>\s*-?\d+(?:\.\d+)?(?:\s*,\s*-?\d+(?:\.\d+)?)+\s*)\)"
+)
+CODE_VECTOR = r"(?<![\w.])(?<!, ){name}\s*=\s*(?:np\.array\(\s*)?[\[(]([-\d.,\s]+)[\])]"
+
+
+def vector_mismatches(prose: str, source: str) -> list[str]:
+    """The prose's written-out records whose name the cell binds to other numbers."""
+    wrong = []
+    for m in PROSE_VECTOR.finditer(clean_prose(prose)):
+        said = [float(x) for x in m.group("items").split(",")]
+        bound = [[float(x) for x in v.split(",") if x.strip()]
+                 for v in re.findall(CODE_VECTOR.format(name=m.group("name")), source)]
+        if bound and said not in bound:
+            wrong.append(m.group(0))
+    return wrong
 
 
 CODE_POWER = re.compile(
@@ -363,6 +393,8 @@ def prose_audit(nb, chapter: str = "") -> list[tuple[int, str]]:
             if bound and text not in exempt and not any(
                     abs(b - value) <= 1e-9 * max(value, 1e-300) for b in bound):
                 missing.append((i, text))
+        missing += [(i, text) for text in vector_mismatches(cell.source, source)
+                    if text not in exempt]
     return missing
 
 
