@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import pathlib
 import sys
+from concurrent.futures import ProcessPoolExecutor
 
 import nbformat
 from nbclient import NotebookClient
@@ -53,8 +54,18 @@ def execute(path: pathlib.Path) -> None:
     nbformat.write(nb, path)
 
 
+def jobs() -> int:
+    """Chapters executed at once: one per CPU this process may use (each has its own kernel)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:
+        return max(1, os.cpu_count() or 1)
+
+
 if __name__ == "__main__":
     paths = [pathlib.Path(p) for p in sys.argv[1:]] or sorted(BOOK.glob("*.ipynb"))
-    for path in paths:
-        print(f"executing {path}", flush=True)
-        execute(path)
+    # chapters are independent (a fresh kernel each), so they run side by side; outputs do not
+    # depend on it (tests/test_notebooks.py re-executes each chapter alone and compares)
+    with ProcessPoolExecutor(max_workers=min(jobs(), len(paths))) as pool:
+        for path, _ in zip(paths, pool.map(execute, paths)):
+            print(f"executed {path}", flush=True)
