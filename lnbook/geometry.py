@@ -13,8 +13,8 @@ import numbers
 import numpy as np
 from numpy.typing import ArrayLike
 
-from . import _checks
-from .normalize import EPS, stats
+from . import _checks, _kernel
+from .normalize import EPS
 
 __all__ = ["plane_basis", "core_radius", "radial_profile"]
 
@@ -100,12 +100,8 @@ def core_radius(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
     """
     eps = _checks.eps_value(eps)
     z = _checks.records(z)
-    d = z.shape[-1]
-    _, q = stats(z)
-    if eps == 0 and (q == 0).any():
-        raise ValueError("eps = 0 with a constant record: its core is 0/0; use eps > 0")
-    # |u| = sqrt(d q / (q + eps))
-    return np.sqrt(d * q / (q + eps))
+    # |u| = sqrt(d q / (q + eps)); the kernel's ratio refuses eps = 0 with a constant record
+    return np.sqrt(z.shape[-1] * _kernel.mean_square_ratio(z, eps))
 
 
 def radial_profile(rho: ArrayLike, d: int, *, eps: float = EPS) -> np.ndarray:

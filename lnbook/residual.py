@@ -19,7 +19,7 @@ import numbers
 import numpy as np
 from numpy.typing import ArrayLike
 
-from . import _checks
+from . import _checks, _kernel
 from .derivatives import input_grad, param_grads
 from .normalize import EPS, layer_norm
 
@@ -333,13 +333,13 @@ def rms_jacobian(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
     z = _checks.records(z)
     eps = _checks.eps_value(eps)
     d = z.shape[-1]
-    # r^2 = (1/d) |z|^2 + eps
-    with np.errstate(over="ignore"):
-        r2 = _checks.finite_result(np.square(z).mean(axis=-1) + eps, "the mean square of a record")
-    if (r2 == 0).any():
-        raise ValueError("eps = 0 with an all-zero record: its RMS is 0; use eps > 0")
-    r = np.sqrt(r2)[..., None, None]
-    # J = I / r - z z^T / (d r^3)
+    # the kernel's statistics about 0, rescaled by 2**k where needed: v' = 2**k z and
+    # s' = 2**k r with r = sqrt((1/d) |z|^2 + eps); it refuses eps = 0 with an all-zero record
+    _, v, q, k = _kernel.moments(z.reshape(-1, d), eps, center=False)
+    s = _kernel.denominator(q, k, eps, lead=z.shape[:-1], center=False)
+    u = (v / s).reshape(z.shape)  # z / r
     with np.errstate(all="ignore"):
-        J = np.eye(d) / r - z[..., :, None] * z[..., None, :] / (d * r**3)
+        r = np.ldexp(s, -k).reshape(z.shape[:-1] + (1, 1))
+        # J = I / r - z z^T / (d r^3) = (I - u u^T / d) / r
+        J = (np.eye(d) - u[..., :, None] * u[..., None, :] / d) / r
     return _checks.finite_result(J, "the RMSNorm Jacobian")
