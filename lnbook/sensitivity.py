@@ -68,7 +68,7 @@ def operator_norm(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
 
 
 def lipschitz_bound(gamma: ArrayLike | None = None, *, eps: float = EPS) -> float:
-    """Global Lipschitz constant of the layer in the Euclidean norm.
+    """A global Lipschitz bound of the layer in the Euclidean norm.
 
     Parameters
     ----------
@@ -92,7 +92,10 @@ def lipschitz_bound(gamma: ArrayLike | None = None, *, eps: float = EPS) -> floa
     .. math:: \\lVert \\mathrm{LN}(z) - \\mathrm{LN}(z') \\rVert_2
               \\le \\frac{\\max_i |\\gamma_i|}{\\sqrt\\varepsilon} \\lVert z - z' \\rVert_2
 
-    The bias cancels in differences. See :ref:`ch-sensitivity`.
+    The bias cancels in differences. For the core (no gain, ``d >= 2``) the bound is the exact
+    Lipschitz constant; with a gain it is exact only when the largest ``|gamma_i|`` occurs at
+    least twice, and otherwise the constant is ``||diag(gamma) P||_2 / sqrt(eps)``, smaller.
+    See :ref:`ch-epsilon` and :ref:`ch-sensitivity`.
 
     Examples
     --------
