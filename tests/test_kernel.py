@@ -245,6 +245,37 @@ def test_many_blocks_match_one_formula(monkeypatch, threads):
     assert np.allclose(blocked, unblocked(z, gamma, beta, lnbook.EPS), rtol=0, atol=1e-13)
 
 
+def test_sums_do_not_depend_on_numpys_buffer_size():
+    """The layer's premise for its smaller buffers: numpy sums contiguous float64 rows the
+    same way whatever the buffer size (d = 300 with 288, d = 20000 across several)."""
+    rng = np.random.default_rng(16)
+    for d, small in ((300, 288), (20000, 4096)):
+        x = rng.normal(size=(30, d)) + 1e3
+        default = np.add.reduce(x, axis=-1)
+        old = np.setbufsize(small)
+        try:
+            assert np.array_equal(np.add.reduce(x, axis=-1), default)
+        finally:
+            np.setbufsize(old)
+
+
+@pytest.mark.parametrize("d", [300, 1024])
+def test_common_case_keeps_the_general_bits(monkeypatch, d):
+    """The common-case block (numpy buffers of at most one record: 288 elements for d = 300)
+    gives the bits of the general path, on 1 or 2 threads, and leaves the caller's buffer
+    size as it was."""
+    rng = np.random.default_rng(15)
+    z = rng.normal(size=(40, d)) * 3 + 1e4
+    gamma, beta = rng.normal(size=d), rng.normal(size=d)
+    monkeypatch.setattr(_kernel, "_BLOCK", 8 * d)  # five blocks
+    assert _kernel._bufsize(d, 8192) == d - d % 16
+    common = [lnbook.layer_norm(z, gamma, beta, threads=t) for t in (1, 2)]
+    assert np.getbufsize() == 8192
+    monkeypatch.setattr(_kernel, "_plain_block", lambda *args: False)
+    general = lnbook.layer_norm(z, gamma, beta, threads=1)
+    assert np.array_equal(common[0], general) and np.array_equal(common[1], general)
+
+
 def test_jacobian_blocks_and_threads_keep_the_bits(monkeypatch):
     """The (..., d, d) Jacobian built in blocks of 2 records on 1 to 3 threads: same bits."""
     import lnbook.derivatives
