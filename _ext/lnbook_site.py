@@ -235,9 +235,10 @@ BUILT_CLASSES = frozenset({"bs-tooltip-auto", "bs-popover-auto"})
 # at-rules whose block holds rules to purge; every other block (@font-face, @keyframes, @page,
 # @property, ...) is kept as it is
 NESTING_AT_RULES = ("@media", "@supports", "@layer", "@container", "@document", "@-moz-document")
-# the stylesheets purged (paths under _static); KaTeX's and the small ones are left as they are
+# the stylesheets purged (paths under _static); KaTeX's and the small ones are left as they are.
+# Not pygments.css: pydata-sphinx-theme writes it again at build-finished, after this step.
 PURGED = ("styles/pydata-sphinx-theme.css", "styles/sphinx-book-theme.css", "mystnb.*.css",
-          "pygments.css", "lnbook-icons.css", "proof.css", "togglebutton.css")
+          "lnbook-icons.css", "proof.css", "togglebutton.css")
 
 
 def _skip_string(css: str, i: int) -> int:
