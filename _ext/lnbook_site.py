@@ -26,6 +26,10 @@ Each fix is checked in a real browser by tests/test_site.py and tests/test_site_
   ``@keyframes``, custom properties and rules naming no class or id are kept; ``@media`` and
   ``@supports`` are purged inside. sphinx-design's stylesheet and script are dropped from the
   pages when no page has an ``sd-`` element. Together they take about 307 kB off every page.
+- KaTeX's server: sphinxcontrib-katex 0.9.11 connects to its node server as soon as the
+  socket file exists, but node creates the file (bind) before it listens, so a loaded machine
+  could refuse the connection and fail the build (seen once while tests ran beside it). The
+  connection is retried until the startup timeout (``patient_katex_start``).
 - Tables whose Markdown header row is empty lose the empty header; bibliography entries get
   the list-item role their list requires.
 - A favicon (``_ext/static/favicon.svg``) so browsers do not request a missing
@@ -36,6 +40,9 @@ from __future__ import annotations
 
 import pathlib
 import re
+import socket
+import time
+from subprocess import PIPE, Popen
 
 STATIC = pathlib.Path(__file__).resolve().parent / "static"
 
@@ -215,7 +222,36 @@ def rewrite_pages(app, exception):
     subset_icon_font(out)  # reads the catalogue-free, purged rules of every stylesheet
 
 
+def patient_katex_start(cls, rundir: pathlib.Path, timeout: float):
+    """``KaTeXServer.start_server_process`` that retries a refused connection.
+
+    The same steps as sphinxcontrib-katex 0.9.11's: start node, wait for its socket file,
+    connect; a refused connection (the file exists, node does not listen yet) is retried every
+    millisecond until ``timeout`` seconds after the start.
+    """
+    socket_path = rundir / "katex.sock"
+    process = Popen(cls.build_command(socket=socket_path), stdin=PIPE, stdout=PIPE, cwd=rundir)
+    deadline = time.monotonic() + timeout
+    while True:
+        if socket_path.is_socket():
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                sock.settimeout(max(deadline - time.monotonic(), 0.001))
+                sock.connect(str(socket_path))
+                sock.settimeout(None)
+                return process, sock
+            except (ConnectionRefusedError, TimeoutError):
+                sock.close()
+        if time.monotonic() > deadline:
+            process.kill()
+            raise cls.timeout_error(timeout)
+        time.sleep(0.001)
+
+
 def setup(app):
+    from sphinxcontrib import katex
+
+    katex.KaTeXServer.start_server_process = classmethod(patient_katex_start)
     app.connect("builder-inited", add_static)
     app.connect("html-page-context", dedupe_scripts)
     app.connect("build-finished", rewrite_pages)
