@@ -17,6 +17,7 @@ from __future__ import annotations
 import io
 import json
 import pathlib
+import statistics
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -259,6 +260,46 @@ def accuracy(data: dict) -> list[str]:
     return lines
 
 
+def over_runs(data: dict) -> list[tuple[str, list[float], float, dict, bool]]:
+    """Every race and the accuracy: its value in each run, their median, target, verdict."""
+    runs = data["runs"]
+    rows = []
+    for r in _races(data["results"]):
+        values = [run["medians"][r["name"]] for run in runs]
+        rows.append((r["name"], values, statistics.median(values), r["target"]))
+    a = data["results"]["accuracy"]
+    values = [run["accuracy, worst ulp"] for run in runs]
+    rows.append((a["name"], values, statistics.median(values), a["target"]))
+    return [(name, values, mid, target, met(mid, target)) for name, values, mid, target in rows]
+
+
+def runs_section(data: dict) -> list[str]:
+    """The medians of every run, when the command ran more than once."""
+    n = len(data["runs"])
+    if n < 2:
+        return []
+    lines = [
+        "## Run to run",
+        "",
+        f"This measurement ran {n} times, one run after another; the other sections show the "
+        "last run. Each column here is one run's median ratio (for the accuracy, the worst "
+        "error in ulps), and the verdict is on the median over the runs.",
+        "",
+        "| race | " + " | ".join(f"run {i + 1}" for i in range(n))
+        + " | median of runs | target | verdict |",
+        "|---|" + "---|" * n + "---|---|---|",
+    ]
+    for name, values, mid, target, ok in over_runs(data):
+        ulp = name == data["results"]["accuracy"]["name"]
+        show = (lambda v: f"{_ulp(v)} ulp") if ulp else _x
+        lines.append(f"| {name} | " + " | ".join(show(v) for v in values)
+                     + f" | {show(mid)} | {_target(target, ulp=ulp)} | {_met(ok)} |")
+    loads = [run["load before"][0] for run in data["runs"]]
+    lines += ["", "1-minute load average before each run: "
+              + ", ".join(f"{v:.2f}" for v in loads) + ".", ""]
+    return lines
+
+
 def summary(data: dict) -> list[str]:
     res = data["results"]
     items = [(r["name"], race_met(r), f"{_x(r['result']['median'])}, target "
@@ -275,6 +316,13 @@ def summary(data: dict) -> list[str]:
     lines.append(f"Not met ({len(missed)} of {len(items)}): " + ("; ".join(missed) or "none")
                  + ".")
     lines.append("")
+    if len(data["runs"]) > 1:
+        rows = over_runs(data)
+        held = [name for name, *_, ok in rows if ok]
+        lines += [f"Met by the median over the {len(data['runs'])} runs ({len(held)} of "
+                  f"{len(rows)}); not met by it: "
+                  + ("; ".join(name for name, *_, ok in rows if not ok) or "none")
+                  + " (see Run to run).", ""]
     close = [f"{r['name']} (middle half {_x(r['result']['q1'])} – {_x(r['result']['q3'])})"
              for r in _races(res)
              if r["result"]["q1"] <= r["target"]["bound"] <= r["result"]["q3"]]
@@ -297,8 +345,8 @@ def summary(data: dict) -> list[str]:
 
 
 def render(data: dict) -> str:
-    return "\n".join([HEADER, "", *summary(data), *speed(data), *figure(data), *accuracy(data),
-                      *conditions(data)]).rstrip() + "\n"
+    return "\n".join([HEADER, "", *summary(data), *runs_section(data), *speed(data),
+                      *figure(data), *accuracy(data), *conditions(data)]).rstrip() + "\n"
 
 
 def main() -> int:

@@ -455,6 +455,17 @@ def measure(cfg: dict, removed: dict, log=print) -> dict:
             "results": results}
 
 
+def run_summary(data: dict) -> dict:
+    """One run in brief: each race's median ratio, lnbook's worst ulp, the load around it."""
+    res = data["results"]
+    races = [r for key in ("layer_norm", "layer_norm_stream", "jacobian", "operator_norm")
+             for r in (res[key] if isinstance(res[key], list) else [res[key]])]
+    return {"medians": {r["name"]: r["result"]["median"] for r in races},
+            "accuracy, worst ulp": res["accuracy"]["worst"]["lnbook"],
+            "load before": data["machine"]["load before"],
+            "load after": data["machine"]["load after"]}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tiny", action="store_true",
@@ -468,12 +479,26 @@ def main(argv: list[str] | None = None) -> int:
                         help="where to write the figure of per-round ratios (SVG)")
     parser.add_argument("--keep-openblas-env", action="store_true",
                         help="measure with OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE as they are")
+    parser.add_argument("--runs", type=int, default=1,
+                        help="complete runs, one after another (default 1): the page shows "
+                             "each run's medians and judges the median over the runs")
     args = parser.parse_args(argv)
     cfg = dict(TINY if args.tiny else FULL, mode="tiny" if args.tiny else "full")
     if args.rounds:
         cfg["rounds"] = args.rounds
+    if args.runs < 1:
+        parser.error(f"--runs must be at least 1, not {args.runs}")
     removed = json.loads(os.environ.get(REMOVED_ENV, "{}"))
-    data = measure(cfg, removed)
+    runs = []
+    for i in range(args.runs):
+        if args.runs > 1:
+            print(f"=== run {i + 1} of {args.runs}")
+        data = measure(cfg, removed)
+        runs.append(run_summary(data))
+    # the last run in full, and every run's medians
+    data["runs"] = runs
+    if args.runs > 1:
+        data["machine"]["command"] += f" --runs {args.runs}"
     args.results.write_text(json.dumps(data, indent=1) + "\n")
     render.write(data, args.page, args.figure)
     print(f"wrote {args.results}, {args.page} and {args.figure} in "

@@ -46,7 +46,7 @@ def tiny(tmp_path_factory):
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT),
            "OPENBLAS_CORETYPE": "Haswell"}
     proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "run.py"), "--tiny",
-                           "--results", str(results), "--page", str(page),
+                           "--runs", "2", "--results", str(results), "--page", str(page),
                            "--figure", str(fig)],
                           env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
@@ -80,12 +80,21 @@ def check_fields(data: dict, mode: str) -> None:
     for row in acc["rows"]:
         assert len(row["lnbook"]) == len(row["torch"]) == len(acc["offsets"])
     assert acc["met"] == (acc["worst"]["lnbook"] <= acc["target"]["bound"])
+    # every run in brief; the last one is the run recorded in full
+    assert data["runs"]
+    for run in data["runs"]:
+        assert run["medians"].keys() == {r["name"] for r in races}
+        assert len(run["load before"]) == len(run["load after"]) == 3
+    last = data["runs"][-1]
+    assert last["medians"] == {r["name"]: r["result"]["median"] for r in races}
+    assert last["accuracy, worst ulp"] == acc["worst"]["lnbook"]
 
 
 def test_tiny_run_writes_every_field(tiny):
     data, page = tiny
     check_fields(data, "tiny")
     assert data["sizes"]["rounds"] == 2
+    assert len(data["runs"]) == 2 and data["machine"]["command"].endswith("--tiny --runs 2")
     # the caller's OpenBLAS variable was removed before numpy loaded, and recorded
     m = data["machine"]
     assert m["OpenBLAS variables in the caller's environment"] == {"OPENBLAS_CORETYPE": "Haswell"}
@@ -99,8 +108,10 @@ def test_tiny_page_part_is_rendered_from_its_results(tiny):
     # every race and its verdict appear
     for race in [*data["results"]["layer_norm"], *data["results"]["jacobian"]]:
         assert race["name"] in page
-    # six races in the table and the accuracy line each carry one verdict
-    assert page.count("**met**") + page.count("**not met**") == 7
+    # six races and the accuracy each carry one verdict for the last run (speed table,
+    # accuracy line) and one over the two runs (run-to-run table)
+    assert page.count("**met**") + page.count("**not met**") == 14
+    assert "## Run to run" in page and "Met by the median over the 2 runs" in page
 
 
 def test_committed_results_are_complete():
@@ -130,3 +141,25 @@ def test_render_reports_verdicts_from_the_data():
     page = render.render(data)
     assert "operator_norm against the SVD route (50.0×, target ≥ 100×)" in page.split(
         "Not met")[1].split("\n")[0]
+
+
+def test_verdict_over_runs_is_on_the_median_of_the_runs():
+    """Three made-up runs: 300, 200, 50 for the operator norm and 3.0, 3.5, 5.0 against the
+    streaming pass (medians 200 and 3.5: met although the last run missed), 1.2, 1.1, 0.9 for
+    the layer on two threads (median 1.1: not met although the last run met it)."""
+    render = load("render")
+    data = json.loads(render.RESULTS.read_text())
+    base = data["runs"][-1]
+    made = {"operator_norm against the SVD route": (300.0, 200.0, 50.0),
+            "layer_norm, 2 threads": (1.2, 1.1, 0.9),
+            "layer_norm against one streaming pass": (3.0, 3.5, 5.0)}
+    data["runs"] = [{**base, "medians": {**base["medians"],
+                                         **{k: v[i] for k, v in made.items()}}}
+                    for i in range(3)]
+    page = render.render(data)
+    table = page.split("## Run to run")[1].split("## Speed")[0]
+    assert ("| operator_norm against the SVD route | 300× | 200× | 50.0× | 200× | ≥ 100× "
+            "| **met** |") in table
+    assert ("| layer_norm, 2 threads | 1.20× | 1.10× | 0.90× | 1.10× | ≤ 1.00× "
+            "| **not met** |") in table
+    assert "not met by it: layer_norm, 2 threads (see Run to run)" in page
