@@ -291,6 +291,15 @@ def _skip_comment(css: str, i: int) -> int:
     return len(css) if end < 0 else end + 2
 
 
+def _skip_literal(text: str, i: int) -> int | None:
+    """Index just past the string or comment that starts at text[i]; None if none does."""
+    if text[i] in "\"'":
+        return _skip_string(text, i)
+    if text.startswith("/*", i):
+        return _skip_comment(text, i)
+    return None
+
+
 def split_css(css: str) -> list[tuple[str, str | None]]:
     """Split a stylesheet into its top-level items, in order: ``(prelude, block)``, where the
     block is the text between the item's outer braces, or ``None`` for a statement ending in
@@ -322,17 +331,14 @@ def split_css(css: str) -> list[tuple[str, str | None]]:
         elif ch == "{":
             depth, j = 1, i + 1
             while j < n and depth:
-                c = css[j]
-                if c in "\"'":
-                    j = _skip_string(css, j)
+                past = _skip_literal(css, j)
+                if past is not None:
+                    j = past
                     continue
-                if css.startswith("/*", j):
-                    j = _skip_comment(css, j)
-                    continue
-                if c == "\\":
+                if css[j] == "\\":
                     j += 2
                     continue
-                depth += {"{": 1, "}": -1}.get(c, 0)
+                depth += {"{": 1, "}": -1}.get(css[j], 0)
                 j += 1
             items.append((css[start:i].strip(), css[i + 1:j - 1]))
             i = start = j
@@ -352,12 +358,9 @@ def split_selectors(prelude: str) -> list[str]:
     """
     parts, depth, start, i = [], 0, 0, 0
     while i < len(prelude):
-        ch = prelude[i]
-        if ch in "\"'":
-            i = _skip_string(prelude, i)
-            continue
-        if prelude.startswith("/*", i):
-            i = _skip_comment(prelude, i)
+        ch, past = prelude[i], _skip_literal(prelude, i)
+        if past is not None:
+            i = past
             continue
         if ch == "\\":
             i += 2
@@ -391,12 +394,9 @@ def selector_names(selector: str) -> set[str]:
     """
     kept, depth, i = [], 0, 0
     while i < len(selector):
-        ch = selector[i]
-        if ch in "\"'":
-            i = _skip_string(selector, i)
-            continue
-        if selector.startswith("/*", i):
-            i = _skip_comment(selector, i)
+        ch, past = selector[i], _skip_literal(selector, i)
+        if past is not None:
+            i = past
             continue
         if ch == "\\" and depth == 0:
             kept.append(selector[i:i + 2])
