@@ -293,6 +293,26 @@ def machine(removed: dict) -> dict:
 # --- the measurements --------------------------------------------------------------------
 
 
+def races_per_thread_count(torch, key: str, fn: Callable, args: tuple, kwargs: dict,
+                           other: Callable, compared_with: str, shape: list[int],
+                           cfg: dict) -> list[dict]:
+    """``fn(*args, **kwargs)`` against ``other()`` at each of THREAD_COUNTS (both sides)."""
+    out = []
+    for n in THREAD_COUNTS:
+        torch.set_num_threads(n)
+        set_blas_threads(n)
+        a = call_lnbook(fn, *args, threads=n, **kwargs)
+        diff = float(np.abs(a() - other().numpy()).max())
+        takes, _ = lnbook_threads(fn)
+        out.append(benchmark(
+            key, a, other, cfg, name=f"{key}, {n} thread{'s' * (n > 1)}",
+            shape=shape, dtype="float64", compared_with=compared_with,
+            threads={"lnbook": n if takes else 1, "torch": torch.get_num_threads(),
+                     "numpy BLAS": blas_info().get("threads")},
+            check={"max |lnbook - torch|": diff}))
+    return out
+
+
 def bench_layer_norm(torch, cfg: dict) -> list[dict]:
     """lnbook.layer_norm against torch.nn.functional.layer_norm, at 1 and 2 threads."""
     B, d = cfg["layer_norm"]
@@ -300,22 +320,10 @@ def bench_layer_norm(torch, cfg: dict) -> list[dict]:
     z = rng.normal(size=(B, d))
     gamma, beta = rng.normal(size=d), rng.normal(size=d)
     t, g, b = torch.from_numpy(z), torch.from_numpy(gamma), torch.from_numpy(beta)
-    out = []
-    for n in THREAD_COUNTS:
-        torch.set_num_threads(n)
-        set_blas_threads(n)
-        a = call_lnbook(lnbook.layer_norm, z, gamma, beta, eps=EPS, threads=n)
-        other = lambda: torch.nn.functional.layer_norm(t, (d,), g, b, EPS)  # noqa: E731
-        diff = float(np.abs(a() - other().numpy()).max())
-        takes, _ = lnbook_threads(lnbook.layer_norm)
-        out.append(benchmark(
-            "layer_norm", a, other, cfg, name=f"layer_norm, {n} thread{'s' * (n > 1)}",
-            shape=[B, d], dtype="float64",
-            compared_with="torch.nn.functional.layer_norm",
-            threads={"lnbook": n if takes else 1, "torch": torch.get_num_threads(),
-                     "numpy BLAS": blas_info().get("threads")},
-            check={"max |lnbook - torch|": diff}))
-    return out
+    return races_per_thread_count(
+        torch, "layer_norm", lnbook.layer_norm, (z, gamma, beta), {"eps": EPS},
+        lambda: torch.nn.functional.layer_norm(t, (d,), g, b, EPS),
+        "torch.nn.functional.layer_norm", [B, d], cfg)
 
 
 def bench_stream(cfg: dict) -> dict:
@@ -344,22 +352,9 @@ def bench_jacobian(torch, cfg: dict) -> list[dict]:
         return torch.nn.functional.layer_norm(x, (d,), eps=EPS)
 
     batched = torch.func.vmap(torch.func.jacrev(one))
-    out = []
-    for n in THREAD_COUNTS:
-        torch.set_num_threads(n)
-        set_blas_threads(n)
-        a = call_lnbook(lnbook.jacobian, z, eps=EPS, threads=n)
-        other = lambda: batched(t)  # noqa: E731
-        diff = float(np.abs(a() - other().numpy()).max())
-        takes, _ = lnbook_threads(lnbook.jacobian)
-        out.append(benchmark(
-            "jacobian", a, other, cfg, name=f"jacobian, {n} thread{'s' * (n > 1)}",
-            shape=[B, d], dtype="float64",
-            compared_with="torch.func.vmap(torch.func.jacrev(F.layer_norm))",
-            threads={"lnbook": n if takes else 1, "torch": torch.get_num_threads(),
-                     "numpy BLAS": blas_info().get("threads")},
-            check={"max |lnbook - torch|": diff}))
-    return out
+    return races_per_thread_count(
+        torch, "jacobian", lnbook.jacobian, (z,), {"eps": EPS}, lambda: batched(t),
+        "torch.func.vmap(torch.func.jacrev(F.layer_norm))", [B, d], cfg)
 
 
 def bench_operator_norm(cfg: dict) -> dict:
