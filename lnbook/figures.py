@@ -19,26 +19,20 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import ArrayLike
 
-from . import (
-    CONVENTIONS,
+from ._audit import record_audit, wrong_axis_layer_norm
+from ._centering import weighted_centering_matrix
+from ._derivatives import jacobian, jacobian_eigenvalues
+from ._layer import core, layer_norm, normalized_variance
+from ._sensitivity import (
     amplification,
-    convention_layer_norm,
-    core,
-    jacobian,
-    jacobian_eigenvalues,
-    layer_gradient_norms,
-    layer_norm,
     lipschitz_bound,
-    normalized_variance,
     operator_norm,
-    plane_basis,
-    radial_profile,
-    record_audit,
     response,
     response_slope,
-    weighted_centering_matrix,
-    wrong_axis_layer_norm,
 )
+from .frameworks import CONVENTIONS, convention_layer_norm
+from .geometry import plane_basis, radial_profile
+from .transformer import layer_gradient_norms
 
 __all__ = [
     "EPS_VALUES",
@@ -46,7 +40,7 @@ __all__ = [
     "decade_ticks",
     "response_data",
     "normalized_variance_data",
-    "jacobian_eigenvalue_data",
+    "jacobian_eigenvalues_data",
     "operator_norm_data",
     "amplification_data",
     "shift_geometry_data",
@@ -57,8 +51,8 @@ __all__ = [
     "core_bound_data",
     "offset_error_data",
     "eps_placement_data",
-    "benchmark_ratio_data",
-    "placement_gradient_data",
+    "benchmark_ratios_data",
+    "placement_gradients_data",
     "geometry_picture_data",
 ]
 
@@ -80,7 +74,7 @@ def records_with_variance(q: ArrayLike, d: int) -> np.ndarray:
     return np.sqrt(q * d / 2)[:, None] * base
 
 
-def decade_ticks(lo: float, hi: float, max_ticks: int = 6, zero: bool = False) -> np.ndarray:
+def decade_ticks(lo: float, hi: float, *, max_ticks: int = 6, zero: bool = False) -> np.ndarray:
     """Powers of ten from ``lo`` to ``hi``, every k-th decade so that at most ``max_ticks``.
 
     Examples
@@ -99,7 +93,7 @@ def decade_ticks(lo: float, hi: float, max_ticks: int = 6, zero: bool = False) -
     return np.r_[0.0, ticks] if zero else ticks
 
 
-def response_data(eps_values: Sequence[float] = EPS_VALUES, t: ArrayLike | None = None) -> dict:
+def response_data(*, eps_values: Sequence[float] = EPS_VALUES, t: ArrayLike | None = None) -> dict:
     """Response ``h_eps(t)`` of ``u_3`` to ``(-t, 0, t)``, its slope, the peaks and the limit.
 
     Returns ``t`` (n,), ``h`` and ``slope`` (k, n) for the k values of ``eps``, ``peak``
@@ -117,7 +111,7 @@ def response_data(eps_values: Sequence[float] = EPS_VALUES, t: ArrayLike | None 
     }
 
 
-def normalized_variance_data(eps_values: Sequence[float] = EPS_VALUES, d: int = 3) -> dict:
+def normalized_variance_data(*, eps_values: Sequence[float] = EPS_VALUES, d: int = 3) -> dict:
     """Mean square ``(1/d) sum u_i^2 = q / (q + eps)`` of the core against the variance ``q``.
 
     Returns ``q`` (n,), ``mean_square`` (k, n) and the half-way points ``(eps, 1/2)``.
@@ -132,46 +126,49 @@ def normalized_variance_data(eps_values: Sequence[float] = EPS_VALUES, d: int = 
     }
 
 
-def jacobian_eigenvalue_data(eps: float = 0.1, d: int = 4) -> dict:
+def jacobian_eigenvalues_data(*, eps: float = 0.1, d: int = 4) -> dict:
     """Eigenvalues of the core's Jacobian against ``q``: closed forms, and ``eigvalsh`` samples.
 
     Returns ``q`` (n,), ``tangential`` and ``radial`` (n,) from the closed forms, and
-    ``sample_q`` (m,) with ``numeric`` (m, d), the eigenvalues of the Jacobian matrices.
+    ``sample_q`` (m,) with ``numeric`` (m, d), the eigenvalues of the Jacobian matrices; and
+    ``eps`` and ``d``.
     """
     q = np.logspace(-3, 2, 201)
     radial, tangential = jacobian_eigenvalues(records_with_variance(q, d), eps=eps)
     sample = np.logspace(-3, 2, 11)
     numeric = np.linalg.eigvalsh(jacobian(records_with_variance(sample, d), eps=eps))
     return {"q": q, "tangential": tangential, "radial": radial, "zero": np.zeros_like(q),
-            "sample_q": sample, "numeric": numeric, "bound": lipschitz_bound(eps=eps)}
+            "sample_q": sample, "numeric": numeric, "bound": lipschitz_bound(eps=eps),
+            "eps": float(eps), "d": int(d)}
 
 
-def operator_norm_data(eps: float = 0.1, dims: Sequence[int] = (2, 3)) -> dict:
+def operator_norm_data(*, eps: float = 0.1, dims: Sequence[int] = (2, 3)) -> dict:
     """Operator norm ``||Du_eps(z)||_2`` against ``q`` for each ``d``, and the bound."""
     q = np.logspace(-3, 2, 201)
-    return {"q": q, "dims": list(dims),
+    return {"q": q, "dims": list(dims), "eps": float(eps),
             "norm": np.array([operator_norm(records_with_variance(q, d), eps=eps)
                               for d in dims]),
             "bound": lipschitz_bound(eps=eps)}
 
 
-def amplification_data(z: ArrayLike = (7.0, 7.0), delta: ArrayLike = (1e-3, -1e-3)) -> dict:
+def amplification_data(*, z: ArrayLike = (7.0, 7.0), delta: ArrayLike = (1e-3, -1e-3)) -> dict:
     """Finite ratio ``||u(z + delta) - u(z)||_2 / ||delta||_2`` against ``eps``; ``eps**-0.5``."""
     eps = np.logspace(-8, 0, 161)
-    return {"eps": eps, "ratio": np.array([float(amplification(z, delta, eps=e)) for e in eps]),
+    return {"z": np.asarray(z, dtype=float), "delta": np.asarray(delta, dtype=float), "eps": eps,
+            "ratio": np.array([float(amplification(z, delta, eps=e)) for e in eps]),
             "bound": np.array([lipschitz_bound(eps=e) for e in eps])}
 
 
-def shift_geometry_data(z: ArrayLike = (2.0, 0.5),
+def shift_geometry_data(*, z: ArrayLike = (2.0, 0.5),
                         shifts: ArrayLike = (-1.5, 0.0, 1.0, 2.0)) -> dict:
     """Records ``z + c 1`` for each shift ``c``, and the point ``P z`` they all project to."""
     z = np.asarray(z, dtype=float)
     shifts = np.asarray(shifts, dtype=float)
     # P z = z - mean(z) 1
-    return {"shifts": shifts, "shifted": z[None, :] + shifts[:, None], "Pz": z - z.mean()}
+    return {"z": z, "shifts": shifts, "shifted": z[None, :] + shifts[:, None], "Pz": z - z.mean()}
 
 
-def weighted_projection_data(a: ArrayLike = (0.25, 0.75), z: ArrayLike = (4.0, 2.0)) -> dict:
+def weighted_projection_data(*, a: ArrayLike = (0.25, 0.75), z: ArrayLike = (4.0, 2.0)) -> dict:
     """Oblique projection ``P_a z`` (along 1) and orthogonal projection onto ``ker a^T``.
 
     Returns the record ``z``, ``oblique`` (``P_a z``), ``orthogonal`` (the Euclidean projection
@@ -180,11 +177,11 @@ def weighted_projection_data(a: ArrayLike = (0.25, 0.75), z: ArrayLike = (4.0, 2
     a, z = np.asarray(a, dtype=float), np.asarray(z, dtype=float)
     direction = np.array([a[1], -a[0]]) / np.hypot(*a)  # a unit vector w with a^T w = 0
     # P_a z = z - (a^T z) 1;  orthogonal projection (w^T z) w
-    return {"z": z, "oblique": weighted_centering_matrix(a) @ z,
+    return {"a": a, "z": z, "oblique": weighted_centering_matrix(a) @ z,
             "orthogonal": (direction @ z) * direction, "direction": direction}
 
 
-def record_audit_data(shape: tuple[int, int, int] = (2, 4, 6),
+def record_audit_data(*, shape: tuple[int, int, int] = (2, 4, 6),
                       record: tuple[int, int] = (1, 2)) -> dict:
     """Which records ``(b, t)`` move when record ``record`` changes, for two layers."""
     z = np.random.default_rng(0).normal(size=shape)
@@ -193,40 +190,41 @@ def record_audit_data(shape: tuple[int, int, int] = (2, 4, 6),
             "wrong_axis": record_audit(wrong_axis_layer_norm, z, record) > 0}
 
 
-def gain_effect_data(z: ArrayLike = (1.0, 1.0, -2.0), gamma: ArrayLike = (2.0, 0.0, -1.0),
+def gain_effect_data(*, z: ArrayLike = (1.0, 1.0, -2.0), gamma: ArrayLike = (2.0, 0.0, -1.0),
                      eps: float = 2.0) -> dict:
     """Core ``u`` and scaled core ``gamma ⊙ u`` of one record (bias 0)."""
     gamma = np.asarray(gamma, dtype=float)
     # y = gamma ⊙ u (beta = 0)
-    return {"z": np.asarray(z, dtype=float), "gamma": gamma, "u": core(z, eps=eps),
-            "y": layer_norm(z, gamma=gamma, eps=eps)}
+    return {"z": np.asarray(z, dtype=float), "gamma": gamma, "eps": float(eps),
+            "u": core(z, eps=eps), "y": layer_norm(z, gamma=gamma, eps=eps)}
 
 
-def bias_shift_data(records: Sequence[ArrayLike] = ((3.0, 3.0, 3.0), (2.0, 3.0, 4.0)),
+def bias_shift_data(*, z: ArrayLike = ((3.0, 3.0, 3.0), (2.0, 3.0, 4.0)),
                     gamma: ArrayLike = (2.0, 0.5, -1.0), beta: ArrayLike = (1.0, -1.0, 2.0),
-                    eps: float = 1e-5) -> list[dict]:
-    """For each record: core ``u``, ``gamma ⊙ u``, output ``y = gamma ⊙ u + beta``, its mean."""
-    out = []
-    for z in records:
-        # y = gamma ⊙ u + beta
-        y = layer_norm(z, gamma=gamma, beta=beta, eps=eps)
-        out.append({"z": np.asarray(z, dtype=float), "u": core(z, eps=eps),
-                    "scaled": layer_norm(z, gamma=gamma, eps=eps), "y": y,
-                    "y_mean": float(y.mean())})
-    return out
+                    eps: float = 1e-5) -> dict:
+    """For each record of ``z`` (n, d): core ``u``, ``gamma ⊙ u``, ``y = gamma ⊙ u + beta``.
+
+    Returns ``z``, ``u``, ``scaled`` (``gamma ⊙ u``) and ``y``, each (n, d), and ``y_mean``
+    (n,), the mean of each output.
+    """
+    z = np.asarray(z, dtype=float)
+    # y = gamma ⊙ u + beta
+    y = layer_norm(z, gamma=gamma, beta=beta, eps=eps)
+    return {"z": z, "u": core(z, eps=eps), "scaled": layer_norm(z, gamma=gamma, eps=eps),
+            "y": y, "y_mean": y.mean(axis=-1)}
 
 
-def core_bound_data(dims: Sequence[int] = (2, 3, 4, 6, 8, 12, 16), n_records: int = 200,
+def core_bound_data(*, dims: Sequence[int] = (2, 3, 4, 6, 8, 12, 16), n: int = 200,
                     seed: int = 3) -> dict:
     """Largest ``|u_i|`` of seeded Cauchy records per ``d``, the extreme records, the bound.
 
-    ``largest[k]`` holds ``max_i |u_i|`` (``eps = 0``) of ``n_records`` records of
+    ``largest[k]`` holds ``max_i |u_i|`` (``eps = 0``) of ``n`` records of
     ``dims[k]`` features; ``extreme`` that of ``(d - 1, -1, ..., -1)``, which attains the
     bound ``sqrt(d - 1)`` drawn on ``grid``.
     """
     rng = np.random.default_rng(seed)
     dims_arr = np.asarray(dims, dtype=int)
-    largest = [np.abs(core(rng.standard_cauchy(size=(n_records, d)), eps=0)).max(axis=-1)
+    largest = [np.abs(core(rng.standard_cauchy(size=(n, d)), eps=0)).max(axis=-1)
                for d in dims_arr]
     extreme = np.array([np.abs(core(np.r_[d - 1.0, -np.ones(d - 1)], eps=0)).max()
                         for d in dims_arr])
@@ -235,37 +233,40 @@ def core_bound_data(dims: Sequence[int] = (2, 3, 4, 6, 8, 12, 16), n_records: in
             "bound": np.sqrt(grid - 1)}
 
 
-def offset_error_data(offsets: ArrayLike, errors: dict[str, ArrayLike],
+def offset_error_data(offsets: ArrayLike, errors: dict[str, ArrayLike], *,
                       max_ticks: int = 6) -> dict:
     """The errors as arrays, the guide ``|mu|/sigma``, the 4-ulp line and sparse decade ticks."""
     offsets = np.asarray(offsets, dtype=float)
     series = {label: np.asarray(e, dtype=float) for label, e in errors.items()}
     top = max([offsets.max(), 4.0] + [float(e.max()) for e in series.values()])
     return {"offsets": offsets, "errors": series, "guide": offsets.copy(), "limit": 4.0,
-            "xticks": decade_ticks(offsets.min(), offsets.max(), max_ticks),
-            "yticks": decade_ticks(1.0, top, max_ticks, zero=True)}
+            "xticks": decade_ticks(offsets.min(), offsets.max(), max_ticks=max_ticks),
+            "yticks": decade_ticks(1.0, top, max_ticks=max_ticks, zero=True)}
 
 
-def eps_placement_data(z: ArrayLike = (1.0, 2.0, 3.0, 4.0),
-                       keys: Sequence[str] = ("keras", "pytorch", "flax", "bert", "annotated"),
+def eps_placement_data(*, z: ArrayLike = (1.0, 2.0, 3.0, 4.0),
+                       conventions: Sequence[str] = ("keras", "pytorch", "flax", "bert",
+                                                     "annotated"),
                        ) -> dict:
-    """RMS of each convention's output on ``a z`` against the standard deviation of ``a z``.
+    """RMS of each convention's output on ``alpha z`` against the standard deviation of it.
 
-    Returns ``sigma`` (n,), ``rms`` (k, n) for the k conventions, and the two plateaus:
-    1 (divisor d) and ``sqrt((d - 1)/d)`` (the unbiased divisor d - 1).
+    Returns ``z``, ``sigma`` (n,), ``keys`` (the conventions' names) and ``conventions``
+    (their :class:`lnbook.frameworks.Convention`), ``rms`` (k, n) for the k conventions, and
+    the two plateaus: 1 (divisor d) and ``sqrt((d - 1)/d)`` (the unbiased divisor d - 1).
     """
     z = np.asarray(z, dtype=float)
     d = z.size
     sigma = np.logspace(-9, 1, 201)
     # a z has population standard deviation a sqrt(q(z))
     records = (sigma / np.sqrt(z.var()))[:, None] * z
-    rms = np.array([np.sqrt((convention_layer_norm(records, key) ** 2).mean(axis=-1))
-                    for key in keys])
-    return {"sigma": sigma, "keys": list(keys), "conventions": [CONVENTIONS[k] for k in keys],
+    rms = np.array([np.sqrt((convention_layer_norm(records, convention=key) ** 2).mean(axis=-1))
+                    for key in conventions])
+    return {"z": z, "sigma": sigma, "keys": list(conventions),
+            "conventions": [CONVENTIONS[k] for k in conventions],
             "rms": rms, "plateaus": (1.0, float(np.sqrt((d - 1) / d))), "d": d}
 
 
-def benchmark_ratio_data(results: dict) -> dict:
+def benchmark_ratios_data(results: dict) -> dict:
     """Per-round ratios of each timed race in a ``benchmarks/results.json`` dict.
 
     Returns ``names`` (the races, in the file's order), ``rounds`` (one array of per-round
@@ -276,7 +277,7 @@ def benchmark_ratio_data(results: dict) -> dict:
     --------
     >>> race = {"name": "r", "result": {"per round": [1.0, 3.0, 2.0], "median": 2.0},
     ...         "target": {"comparison": "<=", "bound": 1.0}}
-    >>> benchmark_ratio_data({"results": {"r": race}})["met"]
+    >>> benchmark_ratios_data({"results": {"r": race}})["met"]
     [False]
     """
     races = []
@@ -294,20 +295,21 @@ def benchmark_ratio_data(results: dict) -> dict:
             "median": median, "target": target, "comparison": comparison, "met": met}
 
 
-def placement_gradient_data(depths: Sequence[int] = (2, 4, 8, 16, 32), d: int = 32,
-                            seeds: Sequence[int] = (0, 1, 2, 3), profile_depth: int = 16,
-                            eps: float = 1e-5) -> dict:
+def placement_gradients_data(*, depths: Sequence[int] = (2, 4, 8, 16, 32), d: int = 32,
+                             seeds: Sequence[int] = (0, 1, 2, 3), L: int = 16,
+                             eps: float = 1e-5) -> dict:
     """Gradient norms ``||dl/dW2||_F`` at initialization, Pre-LN and Post-LN, seed-averaged.
 
-    Returns ``placements`` (``("pre", "post")``) and ``labels``; ``block`` (``1 ..
-    profile_depth``) and ``profile`` (2, profile_depth), the norm in every block of a stack
-    of depth ``profile_depth``; ``depths`` and ``last`` (2, len(depths)), the norm in the
+    Returns ``placements`` (``("pre", "post")``) and ``labels``; ``L``, ``block`` (``1 ..
+    L``) and ``profile`` (2, L), the norm in every block of a stack
+    of depth ``L``; ``depths`` and ``last`` (2, len(depths)), the norm in the
     last block of a stack of each depth; and ``guide``, the line ``L^{-1/2}`` through Pre-LN's
-    first value. Each norm is :func:`lnbook.layer_gradient_norms` averaged over ``seeds``.
+    first value. Each norm is :func:`lnbook.transformer.layer_gradient_norms` averaged over
+    ``seeds``.
 
     Examples
     --------
-    >>> data = placement_gradient_data(depths=(1, 4), d=4, seeds=(0,), profile_depth=2)
+    >>> data = placement_gradients_data(depths=(1, 4), d=4, seeds=(0,), L=2)
     >>> data["profile"].shape, data["last"].shape, float(data["guide"][1] / data["guide"][0])
     ((2, 2), (2, 2), 0.5)
     """
@@ -320,26 +322,28 @@ def placement_gradient_data(depths: Sequence[int] = (2, 4, 8, 16, 32), d: int = 
         raise ValueError("seeds must hold at least one seed")
     placements = ("pre", "post")
 
-    def mean_norms(L: int, placement: str) -> np.ndarray:
-        # mean over seeds of ||dl/dW2||_F in blocks 1 .. L
-        return np.mean([layer_gradient_norms(L, d, placement=placement, seed=s, eps=eps)
+    def mean_norms(depth: int, placement: str) -> np.ndarray:
+        # mean over seeds of ||dl/dW2||_F in blocks 1 .. depth
+        return np.mean([layer_gradient_norms(depth, d=d, placement=placement, seed=s, eps=eps)
                         for s in seeds], axis=0)
 
-    profile = np.array([mean_norms(profile_depth, p) for p in placements])
-    last = np.array([[mean_norms(int(L), p)[-1] for L in depths_arr] for p in placements])
+    profile = np.array([mean_norms(L, p) for p in placements])
+    last = np.array([[mean_norms(int(depth), p)[-1] for depth in depths_arr]
+                     for p in placements])
     # guide: last_pre(L_0) (L / L_0)^{-1/2}
     guide = last[0, 0] * (depths_arr / depths_arr[0]) ** -0.5
-    return {"placements": placements, "labels": ("Pre-LN", "Post-LN"),
-            "block": np.arange(1, profile_depth + 1), "profile": profile,
+    return {"placements": placements, "labels": ("Pre-LN", "Post-LN"), "L": int(L),
+            "block": np.arange(1, L + 1), "profile": profile,
             "depths": depths_arr, "last": last, "guide": guide}
 
 
-def geometry_picture_data(z: ArrayLike | None = None, eps: float = 1.0,
+def geometry_picture_data(*, z: ArrayLike | None = None, eps: float = 1.0,
                           eps_values: Sequence[float] = (0.1, 1.0)) -> dict:
     """The core for ``d = 3`` in plane coordinates, and the radial map for each ``eps``.
 
     Returns ``z`` (n, 3), the records (default: twelve seeded Gaussian records of varied
-    spread around ``4``); ``basis``, :func:`lnbook.plane_basis` ``(3)``, whose rows ``b_1, b_2``
+    spread around ``4``); ``eps``; ``basis``, :func:`lnbook.geometry.plane_basis` ``(3)``,
+    whose rows ``b_1, b_2``
     give the plane coordinates ``b_k^T z``; ``v``, ``u_eps`` and ``u_0`` (n, 2), the plane
     coordinates of ``v = P z``, ``u_eps(z)`` and ``u_0(z)``; ``ray_ends`` (n, 2), the farther
     of ``v`` and ``u_0`` on each ray from the origin; ``radius`` ``sqrt(3)``; ``lim``, the
@@ -349,7 +353,7 @@ def geometry_picture_data(z: ArrayLike | None = None, eps: float = 1.0,
 
     Examples
     --------
-    >>> data = geometry_picture_data([[1.0, 2.0, 3.0]], eps=2 / 3)
+    >>> data = geometry_picture_data(z=[[1.0, 2.0, 3.0]], eps=2 / 3)
     >>> round(float((data["u_0"] ** 2).sum()), 12), round(float((data["u_eps"] ** 2).sum()), 12)
     (3.0, 1.5)
     """
@@ -365,7 +369,7 @@ def geometry_picture_data(z: ArrayLike | None = None, eps: float = 1.0,
     u_eps, u_0 = (core(z, eps=eps) @ Q.T, core(z, eps=0.0) @ Q.T)
     farther = (v * v).sum(axis=-1) > (u_0 * u_0).sum(axis=-1)
     norm_v = np.linspace(0.0, 6.0, 301)
-    return {"z": z, "basis": Q, "v": v, "u_eps": u_eps, "u_0": u_0,
+    return {"z": z, "eps": float(eps), "basis": Q, "v": v, "u_eps": u_eps, "u_0": u_0,
             "ray_ends": np.where(farther[:, None], v, u_0), "radius": float(np.sqrt(3.0)),
             "lim": max(2.2, float(np.abs(v).max()) * 1.05),
             "eps_values": tuple(float(e) for e in eps_values), "norm_v": norm_v,

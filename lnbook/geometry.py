@@ -2,8 +2,8 @@
 
 ``u_eps(z) = v / s`` with ``v = P z`` splits into the orthogonal projection ``P`` onto the
 hyperplane of centered records and a map of that plane into itself that keeps every direction
-and sends a vector of length ``rho`` to length ``rho / sqrt(rho**2 / d + eps)``. These helpers
-return the numbers of that picture; the chapter *The geometric picture* draws them.
+and sends a vector of length ``r`` to length ``r / sqrt(r**2 / d + eps)``. These helpers
+return the numbers of that picture (the toolkit of the chapter :ref:`ch-geometry`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _checks, _kernel
-from .normalize import EPS
+from ._kernel import EPS
 
 __all__ = ["plane_basis", "core_radius", "radial_profile"]
 
@@ -104,12 +104,12 @@ def core_radius(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
     return np.sqrt(z.shape[-1] * _kernel.mean_square_ratio(z, eps))
 
 
-def radial_profile(rho: ArrayLike, d: int, *, eps: float = EPS) -> np.ndarray:
-    """The radial map of the plane: a centered vector of length ``rho`` goes to this length.
+def radial_profile(r: ArrayLike, d: int, *, eps: float = EPS) -> np.ndarray:
+    """The radial map of the plane: a centered vector of length ``r`` goes to this length.
 
     Parameters
     ----------
-    rho : array_like
+    r : array_like
         Lengths ``||v||_2 >= 0`` of centered records.
     d : int
         Number of features.
@@ -118,27 +118,27 @@ def radial_profile(rho: ArrayLike, d: int, *, eps: float = EPS) -> np.ndarray:
 
     Returns
     -------
-    ndarray, shape of ``rho``
-        ``rho / sqrt(rho**2 / d + eps)``; increasing, with limit ``sqrt(d)``; slope at
-        ``rho`` equal to the radial eigenvalue ``eps / s**3``, ``s**2 = rho**2 / d + eps``.
+    ndarray, shape of ``r``
+        ``r / sqrt(r**2 / d + eps)``; increasing, with limit ``sqrt(d)``; slope at
+        ``r`` equal to the radial eigenvalue ``eps / s**3``, ``s**2 = r**2 / d + eps``.
 
     Raises
     ------
     ValueError
-        If a length is negative, ``d < 1``, or ``eps == 0`` with ``rho == 0``.
+        If a length is negative, ``d < 1``, or ``eps == 0`` with ``r == 0``.
 
     Examples
     --------
-    >>> radial_profile([0.0, 3.0], 3, eps=1.0)  # s = 2 at rho = 3
+    >>> radial_profile([0.0, 3.0], 3, eps=1.0)  # s = 2 at r = 3
     array([0. , 1.5])
     """
-    rho = _checks.real_array(rho, "rho")
+    r = _checks.real_array(r, "r")
     eps = _checks.eps_value(eps)
     if isinstance(d, bool) or not isinstance(d, numbers.Integral) or d < 1:
         raise ValueError(f"d must be a positive integer; got d = {d!r}")
-    if (rho < 0).any():
-        raise ValueError(f"lengths rho must be non-negative; got min(rho) = {float(rho.min())!r}")
-    if eps == 0 and (rho == 0).any():
-        raise ValueError("eps = 0 with rho = 0: the radial map is 0/0 there; use eps > 0")
-    # rho -> rho / sqrt(rho^2 / d + eps)
-    return rho / np.sqrt(rho**2 / d + eps)
+    if (r < 0).any():
+        raise ValueError(f"lengths r must be non-negative; got min(r) = {float(r.min())!r}")
+    if eps == 0 and (r == 0).any():
+        raise ValueError("eps = 0 with r = 0: the radial map is 0/0 there; use eps > 0")
+    # r -> r / sqrt(r^2 / d + eps)
+    return r / np.sqrt(r**2 / d + eps)

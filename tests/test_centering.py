@@ -1,4 +1,4 @@
-"""Tests of lnbook.centering: P and P_a."""
+"""Tests of lnbook._centering: P and P_a."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tests of lnbook.derivatives: jacobian, jacobian_eigenvalues, input_grad, param_grads."""
+"""Tests of lnbook._derivatives: jacobian, jacobian_eigenvalues, input_grad, param_grads."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def test_jacobian_matches_central_differences(z, eps):
     # a step proportional to the record's scale s = sqrt(q + eps) keeps both the truncation
     # error (h/s)^2 and the rounding error eps_machine * s / h small relative to |J| ~ 1/s
     s = float(np.sqrt(lnbook.stats(z)[1] + eps))
-    fd = lnbook.central_difference_jacobian(lambda x: lnbook.core(x, eps=eps), z, h=1e-5 * s)
+    fd = lnbook.central_difference_jacobian(lambda x: lnbook.core(x, eps=eps), z, tau=1e-5 * s)
     J = lnbook.jacobian(z, eps=eps)
     assert np.allclose(J, fd, rtol=0, atol=1e-6 / s)
 

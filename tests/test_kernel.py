@@ -278,12 +278,12 @@ def test_common_case_keeps_the_general_bits(monkeypatch, d):
 
 def test_jacobian_blocks_and_threads_keep_the_bits(monkeypatch):
     """The (..., d, d) Jacobian built in blocks of 2 records on 1 to 3 threads: same bits."""
-    import lnbook.derivatives
+    import lnbook._derivatives
 
     z = np.random.default_rng(12).normal(size=(3, 5, 6))
     gamma = np.random.default_rng(13).normal(size=6)
     whole = lnbook.jacobian(z, gamma, eps=0.1, threads=1)
-    monkeypatch.setattr(lnbook.derivatives, "_BLOCK", 2 * 36)
+    monkeypatch.setattr(lnbook._derivatives, "_BLOCK", 2 * 36)
     for threads in (1, 2, 3):
         assert np.array_equal(lnbook.jacobian(z, gamma, eps=0.1, threads=threads), whole)
     # and each record's block is that record's own Jacobian
@@ -381,9 +381,9 @@ def test_no_records_gives_empty_results():
 def test_conventions_table_is_read_only():
     """CONVENTIONS cannot be changed by a caller; its entries are immutable tuples."""
     with pytest.raises(TypeError):
-        lnbook.CONVENTIONS["mine"] = lnbook.CONVENTIONS["pytorch"]  # type: ignore[index]
+        lnbook.frameworks.CONVENTIONS["mine"] = lnbook.frameworks.CONVENTIONS["pytorch"]  # type: ignore[index]
     with pytest.raises(AttributeError):
-        lnbook.CONVENTIONS["pytorch"].eps = 0.1  # type: ignore[misc]
+        lnbook.frameworks.CONVENTIONS["pytorch"].eps = 0.1  # type: ignore[misc]
 
 
 # --- peers --------------------------------------------------------------------------------

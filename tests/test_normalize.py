@@ -1,4 +1,4 @@
-"""Tests of lnbook.normalize: stats, core, layer_norm, normalized_variance."""
+"""Tests of lnbook._layer: stats, core, layer_norm, normalized_variance."""
 
 from __future__ import annotations
 

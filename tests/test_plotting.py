@@ -54,14 +54,14 @@ FIGURES = {
     "normalized_variance": lambda: [plotting.plot_normalized_variance()],
     "jacobian_eigenvalues": lambda: [plotting.plot_jacobian_eigenvalues(eps=0.1, d=4)],
     "operator_norm": lambda: [plotting.plot_operator_norm(eps=0.1, dims=(2, 3))],
-    "amplification": lambda: [plotting.plot_amplification(z=(7.0, 7.0), h=(1e-3, -1e-3))],
+    "amplification": lambda: [plotting.plot_amplification(z=(7.0, 7.0), delta=(1e-3, -1e-3))],
     "shift_geometry": lambda: [plotting.plot_shift_geometry()],
     "weighted_projection": lambda: [plotting.plot_weighted_projection(a=(0.25, 0.75),
-                                                                      x=(4.0, 2.0))],
+                                                                      z=(4.0, 2.0))],
     "record_audit": lambda: list(plotting.plot_record_audit(shape=(2, 4, 6), record=(1, 2))),
-    "gain_effect": lambda: [plotting.plot_gain_effect((1.0, 1.0, -2.0), (2.0, 0.0, -1.0),
-                                                      eps=2.0)],
-    "bias_shift": lambda: list(plotting.plot_bias_shift(((3.0, 3.0, 3.0), (2.0, 3.0, 4.0)),
+    "gain_effect": lambda: [plotting.plot_gain_effect(z=(1.0, 1.0, -2.0),
+                                                      gamma=(2.0, 0.0, -1.0), eps=2.0)],
+    "bias_shift": lambda: list(plotting.plot_bias_shift(z=((3.0, 3.0, 3.0), (2.0, 3.0, 4.0)),
                                                         gamma=(2.0, 0.5, -1.0),
                                                         beta=(1.0, -1.0, 2.0))),
     "core_bound": lambda: [plotting.plot_core_bound()],
@@ -69,7 +69,7 @@ FIGURES = {
     "eps_placement": lambda: [plotting.plot_eps_placement()],
     "benchmark_ratios": lambda: [plotting.plot_benchmark_ratios(RESULTS)],
     "placement_gradients": lambda: list(plotting.plot_placement_gradients(
-        (2, 4, 8), d=8, seeds=(0, 1), profile_depth=4, eps=1e-5)),
+        depths=(2, 4, 8), d=8, seeds=(0, 1), L=4, eps=1e-5)),
     "geometry_picture": lambda: list(plotting.plot_geometry_picture(eps=1.0,
                                                                     eps_values=(0.1, 1.0))),
 }
@@ -99,7 +99,7 @@ def test_import_lnbook_does_not_need_matplotlib():
 
 def test_response_draws_its_data():
     top, bottom = plotting.plot_response(eps_values=(0.01, 1.0))
-    data = figures.response_data((0.01, 1.0))
+    data = figures.response_data(eps_values=(0.01, 1.0))
     curves = [line for line in top.lines if line.get_linestyle() == "-"]
     for k, line in enumerate(curves):
         assert np.array_equal(line.get_ydata(), data["h"][k])
@@ -114,7 +114,7 @@ def test_response_draws_its_data():
 
 def test_normalized_variance_draws_its_data():
     ax = plotting.plot_normalized_variance(eps_values=(0.1,))
-    data = figures.normalized_variance_data((0.1,))
+    data = figures.normalized_variance_data(eps_values=(0.1,))
     (curve,) = labelled(ax).values()
     assert np.array_equal(curve.get_xdata(), data["q"])
     assert np.array_equal(curve.get_ydata(), data["mean_square"][0])
@@ -124,7 +124,7 @@ def test_normalized_variance_draws_its_data():
 
 def test_jacobian_eigenvalues_draw_their_data():
     ax = plotting.plot_jacobian_eigenvalues(eps=0.1, d=4)
-    data = figures.jacobian_eigenvalue_data(0.1, 4)
+    data = figures.jacobian_eigenvalues_data(eps=0.1, d=4)
     tan, rad, zero, dots, bound = ax.lines
     assert np.array_equal(tan.get_ydata(), data["tangential"])
     assert np.array_equal(rad.get_ydata(), data["radial"])
@@ -135,7 +135,7 @@ def test_jacobian_eigenvalues_draw_their_data():
 
 def test_operator_norm_draws_its_data():
     ax = plotting.plot_operator_norm(eps=0.1, dims=(2, 3))
-    data = figures.operator_norm_data(0.1, (2, 3))
+    data = figures.operator_norm_data(eps=0.1, dims=(2, 3))
     two, three, bound = ax.lines
     assert np.array_equal(two.get_ydata(), data["norm"][0])
     assert np.array_equal(three.get_ydata(), data["norm"][1])
@@ -153,7 +153,7 @@ def test_amplification_draws_its_data():
 
 def test_shift_geometry_draws_its_data():
     ax = plotting.plot_shift_geometry(z=(2.0, 0.5), shifts=(-1.0, 0.0, 3.0))
-    data = figures.shift_geometry_data((2.0, 0.5), (-1.0, 0.0, 3.0))
+    data = figures.shift_geometry_data(z=(2.0, 0.5), shifts=(-1.0, 0.0, 3.0))
     segments = [line for line in ax.lines if line.get_linestyle() == "--"]
     assert len(segments) == 3
     for seg, p in zip(segments, data["shifted"]):
@@ -174,7 +174,7 @@ def test_weighted_projection_draws_its_data():
 
 def test_record_audit_draws_its_data():
     top, bottom = plotting.plot_record_audit(shape=(2, 4, 6), record=(1, 2))
-    data = figures.record_audit_data((2, 4, 6), (1, 2))
+    data = figures.record_audit_data(shape=(2, 4, 6), record=(1, 2))
     assert np.array_equal(np.asarray(top.images[0].get_array()), data["layer_norm"])
     assert np.array_equal(np.asarray(bottom.images[0].get_array()), data["wrong_axis"])
 
@@ -190,17 +190,17 @@ def test_gain_effect_draws_its_data():
 def test_bias_shift_draws_its_data():
     axes = plotting.plot_bias_shift()
     data = figures.bias_shift_data()
-    assert len(axes) == len(data) == 2
-    for ax, panel in zip(axes, data):
+    assert len(axes) == len(data["z"]) == 2
+    for k, ax in enumerate(axes):
         for bars, key in zip(ax.containers, ("u", "scaled", "y")):
-            assert [b.get_height() for b in bars] == panel[key].tolist()
+            assert [b.get_height() for b in bars] == data[key][k].tolist()
         (mean,) = [line for line in ax.lines if line.get_linestyle() == "--"]
-        assert mean.get_ydata()[0] == panel["y_mean"]
+        assert mean.get_ydata()[0] == data["y_mean"][k]
 
 
 def test_core_bound_draws_its_data():
-    ax = plotting.plot_core_bound(dims=(2, 4, 8), n_records=20)
-    data = figures.core_bound_data((2, 4, 8), 20)
+    ax = plotting.plot_core_bound(dims=(2, 4, 8), n=20)
+    data = figures.core_bound_data(dims=(2, 4, 8), n=20)
     dots = [line for line in ax.lines if line.get_marker() == "."]
     for line, largest in zip(dots, data["largest"]):
         assert np.array_equal(line.get_ydata(), largest)
@@ -223,19 +223,19 @@ def test_offset_error_draws_its_data():
 
 def test_eps_placement_draws_its_data():
     keys = ("keras", "bert")
-    ax = plotting.plot_eps_placement(keys=keys)
-    data = figures.eps_placement_data(keys=keys)
+    ax = plotting.plot_eps_placement(conventions=keys)
+    data = figures.eps_placement_data(conventions=keys)
     curves = [line for line in ax.lines if line.get_linestyle() == "-"]
     assert len(curves) == 2
     for line, rms in zip(curves, data["rms"]):
         assert np.array_equal(line.get_ydata(), rms)
     legend = plotting_legend_texts(ax)
-    assert all(lnbook.CONVENTIONS[k].label in t for k, t in zip(keys, legend))
+    assert all(lnbook.frameworks.CONVENTIONS[k].label in t for k, t in zip(keys, legend))
 
 
 def test_benchmark_ratios_draw_their_data():
     ax = plotting.plot_benchmark_ratios(RESULTS)
-    data = figures.benchmark_ratio_data(RESULTS)
+    data = figures.benchmark_ratios_data(RESULTS)
     dots = [line for line in ax.lines if line.get_marker() == "o"]
     for line, rounds in zip(dots, data["rounds"]):
         assert np.array_equal(line.get_xdata(), rounds)
@@ -246,9 +246,9 @@ def test_benchmark_ratios_draw_their_data():
 
 
 def test_placement_gradients_draw_their_data():
-    kw = {"depths": (2, 4, 8), "d": 8, "seeds": (0, 1), "profile_depth": 4, "eps": 1e-5}
+    kw = {"depths": (2, 4, 8), "d": 8, "seeds": (0, 1), "L": 4, "eps": 1e-5}
     top, bottom = plotting.plot_placement_gradients(**kw)
-    data = figures.placement_gradient_data(**kw)
+    data = figures.placement_gradients_data(**kw)
     assert top.figure is bottom.figure
     assert len(top.lines) == 2 and len(bottom.lines) == 3
     for k, label in enumerate(data["labels"]):
@@ -266,7 +266,7 @@ def test_placement_gradients_draw_their_data():
 
 def test_geometry_picture_draws_its_data():
     top, bottom = plotting.plot_geometry_picture(eps=1.0, eps_values=(0.1, 1.0))
-    data = figures.geometry_picture_data(None, 1.0, (0.1, 1.0))
+    data = figures.geometry_picture_data(z=None, eps=1.0, eps_values=(0.1, 1.0))
     v, u_eps, u_0 = (np.asarray(c.get_offsets()) for c in top.collections)
     assert np.array_equal(v, data["v"]) and v.shape == (12, 2)  # geometry.ipynb asserts 12
     assert np.array_equal(u_eps, data["u_eps"]) and np.array_equal(u_0, data["u_0"])
@@ -294,7 +294,7 @@ def plotting_legend_texts(ax):
 def test_draws_on_given_axes():
     """With ax (or axes) given, the function draws there and returns them; legend beside."""
     fig, ax = plt.subplots()
-    assert plotting.plot_core_bound(dims=(2, 4), n_records=5, ax=ax) is ax
+    assert plotting.plot_core_bound(dims=(2, 4), n=5, ax=ax) is ax
     assert ax.get_legend() is not None
     fig, (a, b) = plt.subplots(2)
     assert plotting.plot_response(axes=(a, b)) == (a, b)
@@ -376,12 +376,3 @@ def test_style_is_one_dict_and_leaves_global_state_alone():
     assert dict(plt.rcParams) == before
     assert plotting.STYLE["axes.prop_cycle"].by_key()["color"] == list(plotting.PALETTE)
     assert "#F0E442" not in plotting.PALETTE  # Okabe-Ito yellow, too pale on white
-
-
-def test_axes_helper_for_older_plot_functions():
-    """_axes, which plot functions written before the style call, stacks new panels."""
-    top, bottom = plotting._axes(None, 2, width=9.6)
-    assert isinstance(top.figure, plotting.BookFigure) and top.figure is bottom.figure
-    assert top.get_position().y0 > bottom.get_position().y1
-    _, ax = plt.subplots()
-    assert plotting._axes(ax) is ax

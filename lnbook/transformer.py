@@ -1,9 +1,10 @@
-"""LayerNorm inside a residual stack: Pre-LN and Post-LN blocks, forward and backward.
+"""LayerNorm inside a residual stack: Pre-LN and Post-LN blocks, forward and backward (the
+toolkit of the chapter :ref:`ch-transformer`).
 
-A block maps a batch of records ``x`` (features on the last axis) to
+A block maps a batch of records ``z`` (features on the last axis) to
 
-* Pre-LN:  ``y = x + F(LN(x))``, with one more LayerNorm after the last block;
-* Post-LN: ``y = LN(x + F(x))``;
+* Pre-LN:  ``y = z + F(LN(z))``, with one more LayerNorm after the last block;
+* Post-LN: ``y = LN(z + F(z))``;
 
 where ``F(a) = W2 relu(W1 a + b1) + b2`` is a two-layer perceptron and ``LN`` is the full
 layer ``gamma ⊙ u_eps + beta``. The backward pass uses :func:`lnbook.input_grad` and
@@ -20,11 +21,11 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _checks, _kernel
-from .derivatives import input_grad, param_grads
-from .normalize import EPS, layer_norm
+from ._derivatives import input_grad, param_grads
+from ._kernel import EPS
+from ._layer import layer_norm
 
 __all__ = [
-    "PLACEMENTS",
     "init_blocks",
     "residual_forward",
     "residual_backward",
@@ -32,7 +33,7 @@ __all__ = [
     "rms_jacobian",
 ]
 
-PLACEMENTS = ("pre", "post")
+_PLACEMENTS = ("pre", "post")
 _KEYS = ("W1", "b1", "W2", "b2", "gamma", "beta")
 
 
@@ -42,7 +43,7 @@ def _count(n: int, name: str) -> int:
     return int(n)
 
 
-def init_blocks(L: int, d: int, m: int | None = None, *, seed: int = 0) -> list[dict]:
+def init_blocks(L: int, d: int, *, m: int | None = None, seed: int = 0) -> list[dict]:
     """Parameters of ``L`` residual blocks at a seeded Gaussian initialization.
 
     Parameters
@@ -74,7 +75,7 @@ def init_blocks(L: int, d: int, m: int | None = None, *, seed: int = 0) -> list[
 
     Examples
     --------
-    >>> blocks = init_blocks(2, 4, 6, seed=0)
+    >>> blocks = init_blocks(2, 4, m=6, seed=0)
     >>> len(blocks), blocks[0]["W1"].shape, blocks[0]["W2"].shape
     (2, (6, 4), (4, 6))
     """
@@ -95,13 +96,13 @@ def init_blocks(L: int, d: int, m: int | None = None, *, seed: int = 0) -> list[
     return blocks
 
 
-def _checked(x: ArrayLike, blocks: list[dict], placement: str) -> np.ndarray:
-    if placement not in PLACEMENTS:
-        raise ValueError(f"placement must be one of {PLACEMENTS}; got placement = {placement!r}")
-    x = _checks.records(x, "x")
+def _checked(z: ArrayLike, blocks: list[dict], placement: str) -> np.ndarray:
+    if placement not in _PLACEMENTS:
+        raise ValueError(f"placement must be one of {_PLACEMENTS}; got placement = {placement!r}")
+    z = _checks.records(z)
     if not isinstance(blocks, (list, tuple)) or not blocks:
         raise ValueError("blocks must be a non-empty list of parameter dicts (see init_blocks)")
-    d = x.shape[-1]
+    d = z.shape[-1]
     for k, p in enumerate(blocks):
         missing = [key for key in _KEYS if key not in p]
         if missing:
@@ -112,7 +113,7 @@ def _checked(x: ArrayLike, blocks: list[dict], placement: str) -> np.ndarray:
             if np.shape(p[key]) != shape:
                 raise ValueError(f"block {k}: {key} must have shape {shape} for d = {d}; "
                                  f"got shape {np.shape(p[key])}")
-    return x
+    return z
 
 
 def _mlp(a: np.ndarray, p: dict) -> tuple[np.ndarray, np.ndarray]:
@@ -136,30 +137,30 @@ def _mlp_backward(a: np.ndarray, h: np.ndarray, gf: np.ndarray, p: dict, grads: 
     return gh @ p["W1"]
 
 
-def residual_forward(x: ArrayLike, blocks: list[dict], *, placement: str = "pre",
+def residual_forward(z: ArrayLike, blocks: list[dict], *, placement: str = "pre",
                      eps: float = EPS) -> np.ndarray:
     """Output of a stack of residual blocks with LayerNorm before (Pre-LN) or after (Post-LN).
 
     Parameters
     ----------
-    x : (d,) or (..., d) array_like
+    z : (d,) or (..., d) array_like
         Input records.
     blocks : list of dict
         Parameters, as :func:`init_blocks` returns them.
     placement : {"pre", "post"}, optional
-        ``"pre"``: ``x <- x + F(LN(x))`` per block, then a final ``u_eps`` (unit gain, zero bias).
-        ``"post"``: ``x <- LN(x + F(x))`` per block.
+        ``"pre"``: ``z <- z + F(LN(z))`` per block, then a final ``u_eps`` (unit gain, zero bias).
+        ``"post"``: ``z <- LN(z + F(z))`` per block.
     eps : float, optional
         Stabilizer of every LayerNorm.
 
     Returns
     -------
-    ndarray, shape of ``x``
+    ndarray, shape of ``z``
 
     Raises
     ------
     ValueError
-        For an unknown placement, a malformed block, or bad ``x``/``eps``.
+        For an unknown placement, a malformed block, or bad ``z``/``eps``.
 
     Examples
     --------
@@ -168,13 +169,13 @@ def residual_forward(x: ArrayLike, blocks: list[dict], *, placement: str = "pre"
     >>> bool(abs(y.mean()) < 1e-12), round(float((y**2).mean()), 4)
     (True, 1.0)
     """
-    return _forward(x, blocks, placement, eps)[0]
+    return _forward(z, blocks, placement, eps)[0]
 
 
-def _forward(x: ArrayLike, blocks: list[dict], placement: str,
+def _forward(z: ArrayLike, blocks: list[dict], placement: str,
              eps: float) -> tuple[np.ndarray, list]:
     """The stack's output and, per block, what the backward pass needs."""
-    xs = _checked(x, blocks, placement)
+    xs = _checked(z, blocks, placement)
     cache: list = []
     for p in blocks:
         if placement == "pre":
@@ -194,18 +195,18 @@ def _forward(x: ArrayLike, blocks: list[dict], placement: str,
     return xs, cache
 
 
-def residual_backward(x: ArrayLike, blocks: list[dict], g: ArrayLike, *, placement: str = "pre",
+def residual_backward(z: ArrayLike, g: ArrayLike, blocks: list[dict], *, placement: str = "pre",
                       eps: float = EPS) -> tuple[np.ndarray, list[dict]]:
     """Gradients of a scalar loss through the stack of :func:`residual_forward`.
 
     Parameters
     ----------
-    x : (d,) or (..., d) array_like
+    z : (d,) or (..., d) array_like
         Input records.
+    g : array_like, shape of ``z``
+        Upstream gradient ``dl/dy`` of the stack's output.
     blocks : list of dict
         Parameters, as :func:`init_blocks` returns them.
-    g : array_like, shape of ``x``
-        Upstream gradient ``dl/dy`` of the stack's output.
     placement : {"pre", "post"}, optional
         As for :func:`residual_forward`.
     eps : float, optional
@@ -213,8 +214,8 @@ def residual_backward(x: ArrayLike, blocks: list[dict], g: ArrayLike, *, placeme
 
     Returns
     -------
-    dx : ndarray, shape of ``x``
-        ``dl/dx``.
+    dz : ndarray, shape of ``z``
+        ``dl/dz``.
     grads : list of dict
         Per block, the gradient of every parameter (same keys and shapes as ``blocks``),
         summed over records.
@@ -223,17 +224,17 @@ def residual_backward(x: ArrayLike, blocks: list[dict], g: ArrayLike, *, placeme
     -----
     Every LayerNorm is differentiated by :func:`lnbook.input_grad` (input) and
     :func:`lnbook.param_grads` (gain and bias); the residual connection adds the identity:
-    Pre-LN ``dl/dx = dl/dy + J_LN^T (dl/da)``, Post-LN ``dl/dx = (I + DF^T) J_LN^T dl/dy``.
+    Pre-LN ``dl/dz = dl/dy + J_LN^T (dl/da)``, Post-LN ``dl/dz = (I + DF^T) J_LN^T dl/dy``.
 
     Examples
     --------
     >>> blocks = init_blocks(2, 4, seed=1)
-    >>> x = [[1.0, 2.0, 3.0, 4.0]]
-    >>> dx, grads = residual_backward(x, blocks, [[1.0, 0.0, 0.0, 0.0]], placement="pre")
-    >>> dx.shape, sorted(grads[0])
+    >>> z = [[1.0, 2.0, 3.0, 4.0]]
+    >>> dz, grads = residual_backward(z, [[1.0, 0.0, 0.0, 0.0]], blocks, placement="pre")
+    >>> dz.shape, sorted(grads[0])
     ((1, 4), ['W1', 'W2', 'b1', 'b2', 'beta', 'gamma'])
     """
-    y, cache = _forward(x, blocks, placement, eps)
+    y, cache = _forward(z, blocks, placement, eps)
     gy = _checks.same_shape(g, y)
     grads: list[dict] = [{} for _ in blocks]
     if placement == "pre":
@@ -256,7 +257,7 @@ def residual_backward(x: ArrayLike, blocks: list[dict], g: ArrayLike, *, placeme
     return gy, grads
 
 
-def layer_gradient_norms(L: int, d: int = 64, m: int | None = None, T: int = 8, *,
+def layer_gradient_norms(L: int, *, d: int = 64, m: int | None = None, T: int = 8,
                          placement: str = "pre", seed: int = 0, eps: float = EPS) -> np.ndarray:
     """Norm of ``dl/dW2`` in every block of a freshly initialized stack.
 
@@ -271,7 +272,7 @@ def layer_gradient_norms(L: int, d: int = 64, m: int | None = None, T: int = 8, 
     placement : {"pre", "post"}, optional
         As for :func:`residual_forward`.
     seed : int, optional
-        Seeds the blocks (``seed``), the input ``x ~ N(0, I)`` (``seed + 1``) and the loss
+        Seeds the blocks (``seed``), the input ``z ~ N(0, I)`` (``seed + 1``) and the loss
         ``l = sum(C ⊙ y)`` with ``C ~ N(0, I)`` (``seed + 2``).
     eps : float, optional
         Stabilizer of every LayerNorm.
@@ -283,15 +284,15 @@ def layer_gradient_norms(L: int, d: int = 64, m: int | None = None, T: int = 8, 
 
     Examples
     --------
-    >>> layer_gradient_norms(3, 8, T=2, placement="post").shape
+    >>> layer_gradient_norms(3, d=8, T=2, placement="post").shape
     (3,)
     """
     L, d, T = _count(L, "L"), _count(d, "d"), _count(T, "T")
-    blocks = init_blocks(L, d, m, seed=seed)
-    x = np.random.default_rng(seed + 1).normal(size=(T, d))
+    blocks = init_blocks(L, d, m=m, seed=seed)
+    z = np.random.default_rng(seed + 1).normal(size=(T, d))
     # l = sum(C ⊙ y), so dl/dy = C
     C = np.random.default_rng(seed + 2).normal(size=(T, d))
-    _, grads = residual_backward(x, blocks, C, placement=placement, eps=eps)
+    _, grads = residual_backward(z, C, blocks, placement=placement, eps=eps)
     # ||dl/dW2||_F, summed in a fixed order (no BLAS)
     return np.array([np.sqrt(np.sum(np.square(gk["W2"]).ravel())) for gk in grads])
 

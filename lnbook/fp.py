@@ -1,4 +1,6 @@
-"""Single-pass and merged statistics, and numpy's own summation order.
+"""Floating point: single-pass and merged statistics, numpy's own summation order, bfloat16,
+and the error of a core against the correctly rounded one (the toolkit of the chapter
+:ref:`ch-floating-point`).
 
 The book's :func:`lnbook.stats` reads every record twice (the mean first). Frameworks often
 read it once: Welford's update keeps a running mean and a running sum of squared deviations,
@@ -12,10 +14,16 @@ longest chain of roundings in that order, which sets numpy's error bound.
 
 from __future__ import annotations
 
+import numbers
+from collections.abc import Callable
+
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
 from . import _checks
+from ._kernel import EPS
+from ._layer import core
+from ._reference import DEFAULT_DPS, exact_records
 
 __all__ = [
     "welford",
@@ -25,6 +33,7 @@ __all__ = [
     "pairwise_sum",
     "pairwise_depth",
     "round_bfloat16",
+    "offset_errors",
 ]
 
 _FORMATS = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
@@ -117,13 +126,13 @@ def welford(z: ArrayLike, *, dtype: DTypeLike = np.float64) -> tuple[np.ndarray,
 
 
 def merge_stats(
-    a: tuple[ArrayLike, ArrayLike, ArrayLike], b: tuple[ArrayLike, ArrayLike, ArrayLike]
+    part_a: tuple[ArrayLike, ArrayLike, ArrayLike], part_b: tuple[ArrayLike, ArrayLike, ArrayLike]
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Statistics of the union of two parts, from the parts' statistics alone.
 
     Parameters
     ----------
-    a, b : tuple (n, mu, q)
+    part_a, part_b : tuple (n, mu, q)
         Count of features (positive integers), mean and population variance of each part;
         the three entries broadcast against each other and against the other part's. The
         arithmetic is carried out in the floating type of ``mu_a`` and ``mu_b``.
@@ -161,7 +170,7 @@ def merge_stats(
     (4, 2.5, 1.25)
     """
     parts = []
-    for name, part in (("a", a), ("b", b)):
+    for name, part in (("part_a", part_a), ("part_b", part_b)):
         if not isinstance(part, tuple) or len(part) != 3:
             raise ValueError(f"{name} must be a tuple (n, mu, q); got {part!r}")
         n = np.asarray(part[0])
@@ -293,25 +302,25 @@ def one_pass_stats(
     return mu, _finite_in(q, "the one-pass variance")
 
 
-def pairwise_sum(x: ArrayLike) -> np.ndarray:
+def pairwise_sum(z: ArrayLike) -> np.ndarray:
     """The sum along the last axis, added in exactly the order ``np.sum`` uses.
 
     Parameters
     ----------
-    x : (d,) or (..., d) array_like of float16, float32 or float64
-        Values to add; other real inputs are converted to float64.
+    z : (d,) or (..., d) array_like of float16, float32 or float64
+        Values to add along the last axis; other real inputs are converted to float64.
 
     Returns
     -------
     (...) ndarray
-        The sums, in the dtype of ``x``; equal bit for bit to ``np.sum(x, axis=-1)`` for
+        The sums, in the dtype of ``z``; equal bit for bit to ``np.sum(z, axis=-1)`` for
         contiguous float64 and float32 input (float16 is accumulated in float32, as numpy
         does, and rounded once at the end).
 
     Raises
     ------
     ValueError
-        If ``x`` is 0-d, has an empty last axis, or contains NaN or infinite entries.
+        If ``z`` is 0-d, has an empty last axis, or contains NaN or infinite entries.
 
     Notes
     -----
@@ -326,12 +335,12 @@ def pairwise_sum(x: ArrayLike) -> np.ndarray:
     Examples
     --------
     >>> import numpy as np
-    >>> x = np.random.default_rng(0).standard_normal(1000) + 1e3
-    >>> bool(pairwise_sum(x) == np.sum(x))
+    >>> z = np.random.default_rng(0).standard_normal(1000) + 1e3
+    >>> bool(pairwise_sum(z) == np.sum(z))
     True
     """
-    raw = np.asarray(x)
-    checked = _checks.records(raw, "x")  # float64, exact for every float16/32 entry
+    raw = np.asarray(z)
+    checked = _checks.records(raw, "z")  # float64, exact for every float16/32 entry
     arr = checked.astype(raw.dtype if raw.dtype in _FORMATS else np.float64)
     acc = np.float32 if arr.dtype == np.float16 else arr.dtype.type
 
@@ -415,13 +424,13 @@ def pairwise_depth(d: int) -> int:
     return 1 + max(pairwise_depth(d1), pairwise_depth(d - d1))
 
 
-def round_bfloat16(x: ArrayLike) -> np.ndarray:
+def round_bfloat16(z: ArrayLike) -> np.ndarray:
     """Round to bfloat16 (8 significant bits), returned as float32; numpy has no bfloat16.
 
     Parameters
     ----------
-    x : array_like
-        Real values; they are first rounded to float32 (as frameworks do when casting).
+    z : array_like
+        Real values (any shape); they are first rounded to float32 (as frameworks do when casting).
 
     Returns
     -------
@@ -449,10 +458,10 @@ def round_bfloat16(x: ArrayLike) -> np.ndarray:
     >>> round_bfloat16([1 + 2**-8, 1 + 3 * 2**-8, 1 + 2**-7, 300.0]).tolist()
     [1.0, 1.015625, 1.0078125, 300.0]
     """
-    arr = _checks.real_array(x, "x")
+    arr = _checks.real_array(z, "z")
     with np.errstate(over="ignore"):
         f32 = np.asarray(arr, dtype=np.float32)
-    _checks.finite(f32.astype(np.float64), "x rounded to float32")
+    _checks.finite(f32.astype(np.float64), "z rounded to float32")
     bits = f32.view(np.uint32).astype(np.uint64)
     # round to nearest, ties to even: add 0x7FFF plus the lowest kept bit, drop 16 bits
     # (uint64 constants: numpy's stubs type uint64-array-op-int as signed; it stays uint64)
@@ -460,5 +469,86 @@ def round_bfloat16(x: ArrayLike) -> np.ndarray:
             & np.uint64(0xFFFF0000))
     out = bits.astype(np.uint32).view(np.float32)
     if not np.isfinite(out).all():
-        raise ValueError("x has an entry beyond bfloat16's largest finite number (about 3.39e38)")
+        raise ValueError("z has an entry beyond bfloat16's largest finite number (about 3.39e38)")
     return out
+
+
+def offset_errors(
+    offsets: ArrayLike,
+    *,
+    f: Callable[..., np.ndarray] = core,
+    sigma: float = 1.0,
+    d: int = 32,
+    n: int = 4,
+    eps: float = EPS,
+    seed: int = 0,
+) -> np.ndarray:
+    """Worst error of a core, in ulps, on records whose mean is ``offset`` spreads away from 0.
+
+    Parameters
+    ----------
+    offsets : (m,) array_like
+        Ratios :math:`|\\mu|/\\sigma`, each positive.
+    f : callable, optional
+        ``f(z, eps=eps)`` returning the core of records ``z`` (default :func:`lnbook.core`).
+    sigma : float, optional
+        The spread :math:`\\sigma > 0` of the records' features.
+    d, n : int, optional
+        Features per record and records per offset.
+    eps : float, optional
+        Stabilizer passed to ``f`` and to :func:`lnbook.exact_core`.
+    seed : int, optional
+        Seed of the standard normal draw, shared by every offset.
+
+    Returns
+    -------
+    (m,) ndarray
+        For each offset, the largest :func:`ulp_error` over the ``n`` records.
+
+    Raises
+    ------
+    ValueError
+        If an offset or ``sigma`` is not positive and finite, or ``d`` or ``n`` is below 1.
+    TypeError
+        If ``d``, ``n`` or ``seed`` is not an integer (``2.7``, ``'3'`` and ``True`` are
+        refused, not rounded), or ``f`` is not callable.
+
+    Notes
+    -----
+    The records are :math:`z = \\sigma\\,(r \\mathbf 1 + x)` rounded to float64, with
+    :math:`x` one fixed standard normal draw of shape ``(n, d)`` and :math:`r` the offset.
+    Each computed core is compared with the exact core *of the rounded record*, so the
+    rounding of the input is not counted against the layer. See :ref:`ch-floating-point`.
+
+    Examples
+    --------
+    >>> offset_errors([1.0, 1e6], d=8, n=2).tolist()
+    [1.0, 1.0]
+    """
+    r = _checks.real_array(offsets, "offsets")
+    if r.ndim != 1 or r.size == 0 or (r <= 0).any():
+        raise ValueError(f"offsets must be a non-empty vector of positive ratios; got {offsets!r}")
+    if not callable(f):
+        raise TypeError(f"f must be callable, f(z, eps=eps); got {f!r}")
+    if isinstance(sigma, (bool, np.bool_)) or not isinstance(sigma, numbers.Real):
+        raise TypeError(f"sigma must be a real number; got {sigma!r}")
+    sigma = float(sigma)
+    if not (np.isfinite(sigma) and sigma > 0):
+        raise ValueError(f"sigma must be positive and finite; got sigma = {sigma!r}")
+    d = _checks.count(d, "d")
+    n = _checks.count(n, "n")
+    eps = _checks.eps_value(eps)
+    seed = _checks.count(seed, "seed", minimum=0)
+    x = np.random.default_rng(seed).standard_normal((n, d))
+    worst = np.empty(r.size)
+    for k, ratio in enumerate(r):
+        # z = sigma (r 1 + x), rounded to float64 by the arithmetic
+        z = sigma * (ratio + x)
+        computed = _checks.real_array(f(z, eps=eps), "f(z)")
+        exact = exact_records(z, eps, DEFAULT_DPS)
+        if computed.shape != exact.shape:
+            raise ValueError(f"f(z) has shape {computed.shape}; expected {exact.shape}")
+        # err = max_i |c_i - u_i| / ulp(max_i |u_i|)
+        worst[k] = (np.abs(computed - exact).max(axis=-1)
+                    / np.spacing(np.abs(exact).max(axis=-1))).max()
+    return worst

@@ -12,6 +12,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _checks, _kernel
+from ._kernel import EPS
 
 __all__ = [
     "jacobian",
@@ -20,8 +21,6 @@ __all__ = [
     "param_grads",
     "central_difference_jacobian",
 ]
-
-EPS = _kernel.EPS
 
 # elements of J built per block (512 KiB of float64), as in the layer
 _BLOCK = 1 << 16
@@ -334,7 +333,7 @@ def param_grads(z: ArrayLike, g: ArrayLike, *, eps: float = EPS) -> tuple[np.nda
 
 
 def central_difference_jacobian(
-    f: Callable[[np.ndarray], np.ndarray], z: ArrayLike, *, h: float = 1e-6
+    f: Callable[[np.ndarray], np.ndarray], z: ArrayLike, *, tau: float = 1e-6
 ) -> np.ndarray:
     """Jacobian of ``f`` at a record ``z`` by central differences: the closed forms' witness.
 
@@ -344,19 +343,19 @@ def central_difference_jacobian(
         Maps a ``(d,)`` record to an ``(m,)`` vector.
     z : (d,) array_like
         The point.
-    h : float, optional
-        Step (the book's :math:`\\tau`); the error is ``O(h^2)`` plus rounding
-        ``O(rho / h)``.
+    tau : float, optional
+        The step :math:`\\tau`; the error is ``O(tau^2)`` plus rounding
+        ``O(rho / tau)``.
 
     Returns
     -------
     (m, d) ndarray
-        Column ``j`` is ``(f(z + h e_j) - f(z - h e_j)) / (2 h)``.
+        Column ``j`` is ``(f(z + tau e_j) - f(z - tau e_j)) / (2 tau)``.
 
     Raises
     ------
     ValueError
-        If ``z`` is not one finite record or ``h`` is not a positive, finite step.
+        If ``z`` is not one finite record or ``tau`` is not a positive, finite step.
 
     Examples
     --------
@@ -369,9 +368,9 @@ def central_difference_jacobian(
     z = _checks.records(z)
     if z.ndim != 1:
         raise ValueError(f"z must be one record of shape (d,); got shape {z.shape}")
-    if isinstance(h, bool) or not isinstance(h, numbers.Real) or not 0 < h < math.inf:
-        raise ValueError(f"h must be a positive, finite step; got h = {h!r}")
-    steps = np.eye(z.size) * h
-    # column j: (f(z + h e_j) - f(z - h e_j)) / 2h
-    columns = [(np.asarray(f(z + e)) - np.asarray(f(z - e))) / (2 * h) for e in steps]
+    if isinstance(tau, bool) or not isinstance(tau, numbers.Real) or not 0 < tau < math.inf:
+        raise ValueError(f"tau must be a positive, finite step; got tau = {tau!r}")
+    steps = np.eye(z.size) * tau
+    # column j: (f(z + tau e_j) - f(z - tau e_j)) / (2 tau)
+    columns = [(np.asarray(f(z + e)) - np.asarray(f(z - e))) / (2 * tau) for e in steps]
     return np.stack(columns, axis=-1)

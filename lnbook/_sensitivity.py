@@ -6,6 +6,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _checks, _kernel
+from ._kernel import EPS
 
 __all__ = [
     "operator_norm",
@@ -14,8 +15,6 @@ __all__ = [
     "response",
     "response_slope",
 ]
-
-EPS = _kernel.EPS
 
 
 def operator_norm(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
@@ -119,15 +118,15 @@ def lipschitz_bound(gamma: ArrayLike | None = None, *, eps: float = EPS) -> floa
     return float(_checks.finite_result(bound, "the Lipschitz bound"))
 
 
-def amplification(z: ArrayLike, h: ArrayLike, *, eps: float = EPS) -> np.ndarray:
-    """Finite amplification ``||u(z + h) - u(z)|| / ||h||`` of the core.
+def amplification(z: ArrayLike, delta: ArrayLike, *, eps: float = EPS) -> np.ndarray:
+    """Finite amplification ``||u(z + delta) - u(z)|| / ||delta||`` of the core.
 
     Parameters
     ----------
     z : (d,) or (..., d) array_like
         Records along the last axis.
-    h : array_like, shape of ``z``
-        Perturbation (the book's :math:`\\delta`); no record of it may be zero.
+    delta : array_like, shape of ``z``
+        The perturbation :math:`\\delta`; no record of it may be zero.
     eps : float, optional
         Stabilizer.
 
@@ -139,8 +138,8 @@ def amplification(z: ArrayLike, h: ArrayLike, *, eps: float = EPS) -> np.ndarray
     Raises
     ------
     ValueError
-        As for :func:`lnbook.core`; if ``h`` does not have the shape of ``z``, a record of
-        ``h`` is zero, or ``z + h`` overflows float64.
+        As for :func:`lnbook.core`; if ``delta`` does not have the shape of ``z``, a record of
+        ``delta`` is zero, or ``z + delta`` overflows float64.
 
     Examples
     --------
@@ -149,25 +148,25 @@ def amplification(z: ArrayLike, h: ArrayLike, *, eps: float = EPS) -> np.ndarray
     """
     eps = _checks.eps_value(eps)
     z = _checks.records(z)
-    h = _checks.same_shape(h, z, "h")
+    delta = _checks.same_shape(delta, z, "delta")
     with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
-        norm_h = np.atleast_1d(np.linalg.norm(h, axis=-1))
-        m = np.abs(h).max(axis=-1).reshape(norm_h.shape)
-        # where the squares over- or underflow: ||h|| = m sqrt(sum (h_i / m)^2), m = max|h_i|
-        bad = ~np.isfinite(norm_h) | ((norm_h == 0) & (m > 0))
+        norm_delta = np.atleast_1d(np.linalg.norm(delta, axis=-1))
+        m = np.abs(delta).max(axis=-1).reshape(norm_delta.shape)
+        # squares over- or underflow: ||delta|| = m sqrt(sum (delta_i / m)^2), m = max|delta_i|
+        bad = ~np.isfinite(norm_delta) | ((norm_delta == 0) & (m > 0))
         if bad.any():
-            hb = h.reshape(-1, h.shape[-1])[bad.ravel()] / m[bad][:, None]
-            norm_h[bad] = np.sqrt(np.square(hb).sum(axis=-1)) * m[bad]
-        norm_h = norm_h.reshape(h.shape[:-1])
-        moved = z + h
-    if (norm_h == 0).any():
-        i = tuple(int(j) for j in np.argwhere(np.atleast_1d(norm_h == 0))[0])
-        raise ValueError(f"h must be nonzero in every record: h{list(i)} is 0, and the ratio "
-                         "divides by ||h||")
-    _checks.finite_result(moved, "the perturbed record z + h")
-    # ||u(z + h) - u(z)|| / ||h||
+            db = delta.reshape(-1, delta.shape[-1])[bad.ravel()] / m[bad][:, None]
+            norm_delta[bad] = np.sqrt(np.square(db).sum(axis=-1)) * m[bad]
+        norm_delta = norm_delta.reshape(delta.shape[:-1])
+        moved = z + delta
+    if (norm_delta == 0).any():
+        i = tuple(int(j) for j in np.argwhere(np.atleast_1d(norm_delta == 0))[0])
+        raise ValueError(f"delta must be nonzero in every record: delta{list(i)} is 0, and the "
+                         "ratio divides by ||delta||")
+    _checks.finite_result(moved, "the perturbed record z + delta")
+    # ||u(z + delta) - u(z)|| / ||delta||
     du = _kernel.standardize(moved, eps) - _kernel.standardize(z, eps)
-    return np.linalg.norm(du, axis=-1) / norm_h
+    return np.linalg.norm(du, axis=-1) / norm_delta
 
 
 def _family_scale(t: ArrayLike, eps: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -11,10 +11,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _checks, _kernel
+from ._kernel import EPS
 
-__all__ = ["stats", "core", "layer_norm", "normalized_variance"]
-
-EPS = _kernel.EPS
+__all__ = ["EPS", "stats", "core", "layer_norm", "normalized_variance"]
 
 
 def stats(z: ArrayLike) -> tuple[np.ndarray, np.ndarray]:

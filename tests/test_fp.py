@@ -1,4 +1,4 @@
-"""Tests of lnbook.streaming: Welford's update, Chan's merge, the one-pass formula, numpy's sum.
+"""Tests of lnbook.fp: Welford's update, Chan's merge, the one-pass formula, numpy's sum.
 
 Each formula has three witnesses: the closed form (exact rational statistics), an independent
 computation (``np.sum``/``np.mean``, ``math.fsum``, lnbook.stats, lnbook.exact_core) and a hand
@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lnbook
-from lnbook.streaming import (
+from lnbook.fp import (
     chan_stats,
     merge_stats,
     one_pass_stats,
