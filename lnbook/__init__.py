@@ -14,7 +14,7 @@ the book, and kept by ``tests/test_api.py``. Every function rests on one private
 """
 
 # the chapters' toolkits: public submodules, not part of __all__
-from . import figures, fp, frameworks, geometry, transformer  # noqa: F401
+from . import _kernel, figures, fp, frameworks, geometry, transformer  # noqa: F401
 from ._audit import record_audit, wrong_axis_layer_norm
 from ._centering import centering_matrix, weighted_centering_matrix
 from ._derivatives import (
@@ -24,10 +24,13 @@ from ._derivatives import (
     jacobian_eigenvalues,
     param_grads,
 )
-from ._layer import EPS, core, layer_norm, normalized_variance, stats
+from ._layer import core, layer_norm, normalized_variance, stats
 from ._reference import exact_core, ulp_error
 from ._relatives import batch_norm, rms_norm
 from ._sensitivity import amplification, lipschitz_bound, operator_norm, response, response_slope
+
+#: The default stabilizer of every function, ``eps = 1e-5`` (PyTorch's default too).
+EPS = _kernel.EPS
 
 __all__ = [
     # the layer

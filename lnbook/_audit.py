@@ -16,7 +16,7 @@ __all__ = ["record_audit", "wrong_axis_layer_norm"]
 
 
 def record_audit(
-    f: Callable[[np.ndarray], np.ndarray],
+    f: Callable[..., np.ndarray],
     z: ArrayLike,
     record: tuple[int, ...],
     *,

@@ -333,7 +333,7 @@ def param_grads(z: ArrayLike, g: ArrayLike, *, eps: float = EPS) -> tuple[np.nda
 
 
 def central_difference_jacobian(
-    f: Callable[[np.ndarray], np.ndarray], z: ArrayLike, *, tau: float = 1e-6
+    f: Callable[..., np.ndarray], z: ArrayLike, *, tau: float = 1e-6
 ) -> np.ndarray:
     """Jacobian of ``f`` at a record ``z`` by central differences: the closed forms' witness.
 

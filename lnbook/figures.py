@@ -56,6 +56,7 @@ __all__ = [
     "geometry_picture_data",
 ]
 
+#: The stabilizers of the epsilon chapter's figures, one curve each.
 EPS_VALUES = (0.01, 0.1, 1.0)
 
 
@@ -182,7 +183,7 @@ def weighted_projection_data(*, a: ArrayLike = (0.25, 0.75), z: ArrayLike = (4.0
 
 
 def record_audit_data(*, shape: tuple[int, int, int] = (2, 4, 6),
-                      record: tuple[int, int] = (1, 2)) -> dict:
+                      record: tuple[int, ...] = (1, 2)) -> dict:
     """Which records ``(b, t)`` move when record ``record`` changes, for two layers."""
     z = np.random.default_rng(0).normal(size=shape)
     return {"record": tuple(record),

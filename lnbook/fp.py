@@ -503,7 +503,7 @@ def offset_errors(
     Returns
     -------
     (m,) ndarray
-        For each offset, the largest :func:`ulp_error` over the ``n`` records.
+        For each offset, the largest :func:`lnbook.ulp_error` over the ``n`` records.
 
     Raises
     ------

@@ -6,8 +6,8 @@ them. Each is the kernel's standardization with other options (the toolkit of th
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from types import MappingProxyType
-from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -17,8 +17,11 @@ from . import _checks, _kernel
 __all__ = ["Convention", "CONVENTIONS", "layer_norm_variant", "convention_layer_norm"]
 
 
-class Convention(NamedTuple):
+@dataclass(frozen=True, kw_only=True)
+class Convention:
     """One framework's choices for the layer, as :func:`layer_norm_variant` takes them.
+
+    A read-only record, built with keywords only (every field is an option of the layer).
 
     Attributes
     ----------

@@ -42,6 +42,8 @@ __all__ = [
     "STYLE",
     "PALETTE",
     "WIDTH",
+    "DISPLAY_DPI",
+    "MAX_TICKS",
     "BookFigure",
     "style",
     "plot_response",
@@ -65,10 +67,13 @@ __all__ = [
 #: Okabe & Ito's colour-blind-safe palette (blue, vermillion, bluish green, reddish purple,
 #: orange, sky blue, black); yellow is left out, too pale on white.
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
-GUIDE = "#555555"  # reference lines: bounds, asymptotes, plateaus
-WIDTH = 5.0  # inches; displayed at about 500 px on a desktop, shrunk on a phone
-DISPLAY_DPI = 100  # CSS pixels per inch of figure on the page
-PANEL_HEIGHT = 2.9
+_GUIDE = "#555555"  # reference lines: bounds, asymptotes, plateaus
+#: Width of every figure, in inches: about 500 px on a desktop, shrunk on a phone.
+WIDTH = 5.0
+#: CSS pixels per inch of figure on the page (the PNG has twice as many dots per inch).
+DISPLAY_DPI = 100
+_PANEL_HEIGHT = 2.9
+#: At most this many labelled ticks on an axis.
 MAX_TICKS = 6
 
 #: The lnbook figure style: every plot_* applies it, nothing else sets rcParams.
@@ -215,7 +220,7 @@ def _new(rows: int = 1, height: float | None = None, **kwargs: Any) -> Any:
 
     One ``Axes`` when ``rows`` is 1 (``plt.subplots`` squeezes), else an array of them.
     """
-    height = height or (STYLE["figure.figsize"][1] if rows == 1 else PANEL_HEIGHT * rows + 0.6)
+    height = height or (STYLE["figure.figsize"][1] if rows == 1 else _PANEL_HEIGHT * rows + 0.6)
     _, axes = plt.subplots(rows, 1, figsize=(WIDTH, height), FigureClass=BookFigure, **kwargs)
     return axes
 
@@ -287,7 +292,7 @@ def plot_response(*, eps_values: Sequence[float] = figures.EPS_VALUES, t: ArrayL
         bottom.plot(data["t"], data["slope"][k], color=line.get_color(), label=label)
         bottom.plot([0.0], [data["peak"][k]], "o", color=line.get_color())
     for sign in (1, -1):
-        top.axhline(sign * data["limit"], linestyle="--", color=GUIDE, linewidth=1)
+        top.axhline(sign * data["limit"], linestyle="--", color=_GUIDE, linewidth=1)
     top.set(ylabel=r"$h_\varepsilon(t)$",
             title=r"response of $u_3$ to $(-t, 0, t)$; dashed $\pm\sqrt{3/2}$")
     bottom.set(xlabel=r"$t$", ylabel=r"$h'_\varepsilon(t)$", yscale="log",
@@ -307,7 +312,7 @@ def plot_normalized_variance(*, eps_values: Sequence[float] = figures.EPS_VALUES
         (line,) = ax.plot(data["q"], data["mean_square"][k],
                           label=rf"$\varepsilon = {_eps_text(eps)}$")
         ax.plot([eps], [data["half"][k]], "o", color=line.get_color())
-    ax.axhline(1.0, linestyle="--", color=GUIDE, linewidth=1)
+    ax.axhline(1.0, linestyle="--", color=_GUIDE, linewidth=1)
     ax.set(xscale="log", xlabel=r"variance $q$", ylabel=r"$\dfrac{1}{d}\sum_i u_i^2$",
            ylim=(0, 1.05), title=r"$q/(q+\varepsilon)$, one half at $q = \varepsilon$")
     _finish(ax)
@@ -330,7 +335,7 @@ def plot_jacobian_eigenvalues(*, eps: float = 0.1, d: int = 4, data: dict | None
     ax.plot(q, data["zero"], label=r"$0$, on $\mathbf{1}$")
     ax.plot(np.repeat(data["sample_q"], d), data["numeric"].ravel(), "k.",
             label=r"eigenvalues of $J$ (numerical)")
-    ax.axhline(data["bound"], linestyle="--", color=GUIDE, linewidth=1,
+    ax.axhline(data["bound"], linestyle="--", color=_GUIDE, linewidth=1,
                label=r"$\varepsilon^{-1/2}$")
     ax.set(xscale="log", xlabel=r"variance $q$", ylabel=r"eigenvalue $\lambda$",
            title=rf"eigenvalues of $Du_\varepsilon(z)$, $d = {d}$, "
@@ -349,7 +354,7 @@ def plot_operator_norm(*, eps: float = 0.1, dims: Sequence[int] = (2, 3),
     ax = _new() if ax is None else ax
     for d, norm in zip(data["dims"], data["norm"]):
         ax.plot(data["q"], norm, label=rf"$d = {d}$")
-    ax.axhline(data["bound"], linestyle="--", color=GUIDE, linewidth=1,
+    ax.axhline(data["bound"], linestyle="--", color=_GUIDE, linewidth=1,
                label=r"bound $\varepsilon^{-1/2}$")
     ax.set(xscale="log", yscale="log", xlabel=r"variance $q$",
            ylabel=r"$\Vert Du_\varepsilon(z)\Vert_2$",
@@ -369,7 +374,7 @@ def plot_amplification(*, z: ArrayLike = (7.0, 7.0), delta: ArrayLike = (1e-3, -
     data = cast(dict, data)
     ax = _new() if ax is None else ax
     ax.plot(data["eps"], data["ratio"], label="finite ratio")
-    ax.plot(data["eps"], data["bound"], "--", color=GUIDE, linewidth=1.5,
+    ax.plot(data["eps"], data["bound"], "--", color=_GUIDE, linewidth=1.5,
             label=r"bound $\varepsilon^{-1/2}$")
     ax.set(xscale="log", yscale="log", xlabel=r"$\varepsilon$",
            ylabel=r"$\Vert u_\varepsilon(z+\delta) - u_\varepsilon(z)\Vert_2 / \Vert\delta\Vert_2$",
@@ -386,9 +391,9 @@ def plot_shift_geometry(*, z: ArrayLike = (2.0, 0.5), shifts: ArrayLike = (-1.5,
     data = cast(dict, data)
     ax = _new(height=5.4) if ax is None else ax
     ends = np.array([-4.0, 6.0])
-    ax.plot(ends, -ends, color=GUIDE, linewidth=1.5,
+    ax.plot(ends, -ends, color=_GUIDE, linewidth=1.5,
             label=r"line $\perp \mathbf{1}$: $z_1 + z_2 = 0$")
-    ax.plot(ends, ends, ":", color=GUIDE, linewidth=1.5, label=r"span$\{\mathbf{1}\}$")
+    ax.plot(ends, ends, ":", color=_GUIDE, linewidth=1.5, label=r"span$\{\mathbf{1}\}$")
     Pz = data["Pz"]
     for k, p in enumerate(data["shifted"]):
         ax.plot([p[0], Pz[0]], [p[1], Pz[1]], "--", color=PALETTE[0], linewidth=1)
@@ -413,7 +418,7 @@ def plot_weighted_projection(*, a: ArrayLike = (0.25, 0.75), z: ArrayLike = (4.0
     ax = _new(height=4.6) if ax is None else ax
     zz, oblique, orthogonal, w = data["z"], data["oblique"], data["orthogonal"], data["direction"]
     ends = np.array([-6.0, 6.0])
-    ax.plot(ends * w[0], ends * w[1], color=GUIDE, linewidth=1.5, label=r"line $a^\top w = 0$")
+    ax.plot(ends * w[0], ends * w[1], color=_GUIDE, linewidth=1.5, label=r"line $a^\top w = 0$")
     ax.plot([zz[0], oblique[0]], [zz[1], oblique[1]], "--", color=PALETTE[0], linewidth=1.2)
     ax.plot([zz[0], orthogonal[0]], [zz[1], orthogonal[1]], "--", color=PALETTE[1], linewidth=1.2)
     ax.plot(*zz, "o", color="black", label=r"record $z$")
@@ -429,7 +434,7 @@ def plot_weighted_projection(*, a: ArrayLike = (0.25, 0.75), z: ArrayLike = (4.0
 
 @_figure(figures.record_audit_data)
 def plot_record_audit(*, shape: tuple[int, int, int] = (2, 4, 6),
-                      record: tuple[int, int] = (1, 2), data: dict | None = None,
+                      record: tuple[int, ...] = (1, 2), data: dict | None = None,
                       axes: Sequence[Axes] | None = None) -> tuple[Axes, Axes]:
     """Which records move when one record changes: the layer (top) vs a wrong axis (bottom)."""
     data = cast(dict, data)
@@ -549,7 +554,7 @@ def plot_bias_shift(*, z: ArrayLike = ((3.0, 3.0, 3.0), (2.0, 3.0, 4.0)),
         i = _grouped_bars(ax, [(r"core $u$", data["u"][k]),
                                (r"$\gamma \odot u$", data["scaled"][k]),
                                (r"output $y = \gamma \odot u + \beta$", data["y"][k])])
-        ax.axhline(data["y_mean"][k], linestyle="--", color=GUIDE, linewidth=1.2)
+        ax.axhline(data["y_mean"][k], linestyle="--", color=_GUIDE, linewidth=1.2)
         ax.set(xticks=i, xticklabels=[rf"$i = {j + 1}$" for j in i], ylabel="value",
                title=rf"$z = {_vector(data['z'][k])}$; dashed: mean of $y$, "
                      rf"${data['y_mean'][k]:.3f}$")
@@ -601,8 +606,8 @@ def plot_offset_error(offsets: ArrayLike, errors: dict[str, ArrayLike], *, max_t
     markers = "osD^v<>"
     for k, (label, err) in enumerate(data["errors"].items()):
         ax.plot(x, err, marker=markers[k % len(markers)], markersize=5, label=label)
-    ax.plot(x, data["guide"], "--", color=GUIDE, linewidth=1.2, label=r"$|\mu|/\sigma$")
-    ax.axhline(data["limit"], linestyle=":", color=GUIDE, linewidth=1.5, label="4 ulp")
+    ax.plot(x, data["guide"], "--", color=_GUIDE, linewidth=1.2, label=r"$|\mu|/\sigma$")
+    ax.axhline(data["limit"], linestyle=":", color=_GUIDE, linewidth=1.5, label="4 ulp")
     ax.set(xscale="log", xlabel=r"offset $|\mu|/\sigma$",
            ylabel=r"worst error, ulps of largest $|u_i|$",
            title="float64 core against the correctly rounded core")
@@ -636,8 +641,8 @@ def plot_eps_placement(*, z: ArrayLike = (1.0, 2.0, 3.0, 4.0),
         ax.plot(data["sigma"], rms,
                 label=rf"{c.label}: $\varepsilon = {_eps_text(c.eps)}$ {root}, divisor {divisor}")
     one, lower = data["plateaus"]
-    ax.axhline(one, linestyle="--", color=GUIDE, linewidth=1)
-    ax.axhline(lower, linestyle=":", color=GUIDE, linewidth=1.2)
+    ax.axhline(one, linestyle="--", color=_GUIDE, linewidth=1)
+    ax.axhline(lower, linestyle=":", color=_GUIDE, linewidth=1.2)
     ax.set(xscale="log", xlabel=r"standard deviation $\sigma$ of the record $\alpha z$",
            ylabel="RMS of the output", ylim=(0, 1.1),
            title=rf"$z = {_vector(data['z'])}$, scaled by $\alpha$")
@@ -736,7 +741,7 @@ def plot_placement_gradients(*, depths: Sequence[int] = (2, 4, 8, 16, 32), d: in
     for k, label in enumerate(data["labels"]):
         top.plot(data["block"], data["profile"][k], "o-", color=PALETTE[k], label=label)
         bottom.plot(data["depths"], data["last"][k], "o-", color=PALETTE[k], label=label)
-    bottom.plot(data["depths"], data["guide"], ":", color=GUIDE, linewidth=1.5,
+    bottom.plot(data["depths"], data["guide"], ":", color=_GUIDE, linewidth=1.5,
                 label=r"$\propto L^{-1/2}$")
     top.set(xlabel=r"block $l$ (input side first)",
             ylabel=r"$\Vert\partial\ell/\partial W_2\Vert_F$",
@@ -797,13 +802,13 @@ def plot_geometry_picture(*, z: ArrayLike | None = None, eps: float = 1.0,
     """
     data = cast(dict, data)
     eps = data["eps"]
-    top, bottom = (_new(2, height=3.8 + PANEL_HEIGHT + 2.4, gridspec_kw={"height_ratios": (4, 3)})
+    top, bottom = (_new(2, height=3.8 + _PANEL_HEIGHT + 2.4, gridspec_kw={"height_ratios": (4, 3)})
                    if axes is None else _panels(axes, 2))
     for end in data["ray_ends"]:
-        top.plot([0.0, end[0]], [0.0, end[1]], color=GUIDE, alpha=0.3, linewidth=0.8, zorder=0)
+        top.plot([0.0, end[0]], [0.0, end[1]], color=_GUIDE, alpha=0.3, linewidth=0.8, zorder=0)
     angle = np.linspace(0.0, 2 * np.pi, 241)
     r = data["radius"]
-    top.plot(r * np.cos(angle), r * np.sin(angle), "--", color=GUIDE, linewidth=1)
+    top.plot(r * np.cos(angle), r * np.sin(angle), "--", color=_GUIDE, linewidth=1)
     v, u_eps, u_0 = data["v"], data["u_eps"], data["u_0"]
     top.scatter(v[:, 0], v[:, 1], color="#888888", s=16, label=r"$v = Pz$")
     top.scatter(u_eps[:, 0], u_eps[:, 1], color=PALETTE[0], s=20,
@@ -824,7 +829,7 @@ def plot_geometry_picture(*, z: ArrayLike | None = None, eps: float = 1.0,
         color = PALETTE[0] if e == eps else next(others)
         bottom.plot(data["norm_v"], profile, color=color,
                     label=rf"radial map, $\varepsilon = {_eps_text(e)}$")
-    bottom.axhline(r, linestyle="--", color=GUIDE, linewidth=1,
+    bottom.axhline(r, linestyle="--", color=_GUIDE, linewidth=1,
                    label=r"$\sqrt{3}$, the limit ($\varepsilon = 0$)")
     bottom.set(xlabel=r"$\Vert v\Vert_2 = \sqrt{3q}$", ylabel=r"$\Vert u_\varepsilon(z)\Vert_2$",
                ylim=(0, 1.9),

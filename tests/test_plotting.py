@@ -10,6 +10,7 @@ PNG at twice the display resolution.
 from __future__ import annotations
 
 import base64
+import inspect
 import re
 import subprocess
 import sys
@@ -376,3 +377,86 @@ def test_style_is_one_dict_and_leaves_global_state_alone():
     assert dict(plt.rcParams) == before
     assert plotting.STYLE["axes.prop_cycle"].by_key()["color"] == list(plotting.PALETTE)
     assert "#F0E442" not in plotting.PALETTE  # Okabe-Ito yellow, too pale on white
+
+
+# --- drawing given data (rule 4 of book/api.md) --------------------------------------------
+
+# parameters of each figure, small enough to draw twice
+SMALL = {
+    "response": {"eps_values": (0.1, 1.0), "t": [-1.0, 0.0, 2.0]},
+    "normalized_variance": {"eps_values": (0.1,), "d": 4},
+    "jacobian_eigenvalues": {"eps": 0.3, "d": 3},
+    "operator_norm": {"eps": 0.3, "dims": (2, 4)},
+    "amplification": {"z": (1.0, 2.0), "delta": (1e-2, 0.0)},
+    "shift_geometry": {"z": (1.0, 0.0), "shifts": (0.0, 1.0)},
+    "weighted_projection": {"a": (0.5, 0.5), "z": (1.0, 3.0)},
+    "record_audit": {"shape": (2, 3, 4), "record": (0, 1)},
+    "gain_effect": {"z": (1.0, 2.0, 4.0), "gamma": (1.0, -1.0, 0.5), "eps": 0.1},
+    "bias_shift": {"z": ((1.0, 2.0, 3.0),), "gamma": (1.0, 1.0, 2.0), "beta": (0.0, 1.0, 0.0)},
+    "core_bound": {"dims": (2, 3), "n": 4, "seed": 1},
+    "offset_error": {"offsets": OFFSETS, "errors": ERRORS, "max_ticks": 4},
+    "eps_placement": {"z": (1.0, 3.0, 4.0), "conventions": ("pytorch", "annotated")},
+    "benchmark_ratios": {"results": RESULTS},
+    "placement_gradients": {"depths": (1, 2), "d": 4, "seeds": (0,), "L": 2},
+    "geometry_picture": {"z": [[1.0, 2.0, 4.0], [0.0, 1.0, -1.0]], "eps": 0.5,
+                         "eps_values": (0.5,)},
+}
+
+
+def drawn(axes):
+    """What a figure shows, artist by artist: lines, points, bars, images, texts."""
+    axes = [axes] if isinstance(axes, Axes) else list(axes)
+    out = []
+    for ax in axes:
+        out.append([ax.get_title(loc="left"), ax.get_xlabel(), ax.get_ylabel()])
+        out += [np.asarray(line.get_xydata()).tolist() for line in ax.lines]
+        out += [np.asarray(c.get_offsets()).tolist() for c in ax.collections]
+        out += [[bar.get_height() for bar in c] for c in ax.containers]
+        out += [np.asarray(im.get_array()).tolist() for im in ax.images]
+        out += [t.get_text() for t in ax.texts]
+    return out
+
+
+def test_small_parameters_cover_every_figure():
+    assert set(SMALL) == {n.removeprefix("plot_") for n in plotting.__all__
+                          if n.startswith("plot_")}
+
+
+@pytest.mark.parametrize("name", sorted(SMALL))
+def test_plot_draws_the_data_it_is_given(name):
+    """plot_X(data=X_data(**p)) draws exactly what plot_X(**p) draws. The parameters p are not
+    X_data's defaults (or X_data has required ones), so a plot that recomputed its data from
+    its own defaults instead of drawing the given dict would fail."""
+    plot, data_fn = getattr(plotting, f"plot_{name}"), getattr(figures, f"{name}_data")
+    kwargs = SMALL[name]
+    defaults = {k: p.default for k, p in inspect.signature(data_fn).parameters.items()}
+    assert any(defaults[k] is inspect.Parameter.empty or repr(defaults[k]) != repr(v)
+               for k, v in kwargs.items())
+    assert drawn(plot(**kwargs)) == drawn(plot(data=data_fn(**kwargs)))
+
+
+@pytest.mark.parametrize("name", sorted(SMALL))
+def test_data_with_parameters_is_a_type_error(name):
+    """Given data, a parameter of X_data besides is refused with a TypeError naming both."""
+    plot, data_fn = getattr(plotting, f"plot_{name}"), getattr(figures, f"{name}_data")
+    kwargs = SMALL[name]
+    first = next(iter(kwargs))
+    with pytest.raises(TypeError, match=rf"plot_{name}: pass either data or the parameters of "
+                                        rf"figures\.{name}_data, not both; got data and {first}"):
+        plot(data=data_fn(**kwargs), **{first: kwargs[first]})
+
+
+def test_bad_data_and_axes_are_refused():
+    """data must be X_data's dict, ax one Axes, axes a sequence of the figure's panels."""
+    with pytest.raises(TypeError, match=r"plot_core_bound: data must be the dict"):
+        plotting.plot_core_bound(data=[1, 2])
+    with pytest.raises(ValueError, match=r"plot_core_bound: data lacks the entry 'dims'"):
+        plotting.plot_core_bound(data={})
+    with pytest.raises(TypeError, match=r"plot_core_bound: ax must be a matplotlib Axes; got int"):
+        plotting.plot_core_bound(ax=3)
+    with pytest.raises(TypeError, match=r"plot_response: axes must be a sequence"):
+        plotting.plot_response(axes=plt.subplots()[1])
+    with pytest.raises(ValueError, match=r"axes must hold 2 matplotlib Axes for this figure"):
+        plotting.plot_response(axes=plt.subplots(3)[1])
+    with pytest.raises(TypeError, match=r"plot_response: .*positional"):
+        plotting.plot_response((0.1,))
