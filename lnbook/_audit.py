@@ -3,7 +3,6 @@ deliberately wrong layer it is built to catch."""
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Callable
 
 import numpy as np
@@ -15,6 +14,7 @@ from ._kernel import EPS
 __all__ = ["record_audit", "wrong_axis_layer_norm"]
 
 
+@_checks.public
 def record_audit(
     f: Callable[..., np.ndarray],
     z: ArrayLike,
@@ -56,26 +56,23 @@ def record_audit(
     array([[False,  True],
            [False, False]])
     """
-    if not callable(f):
-        raise TypeError(f"f must be callable, f(z) -> array of z's shape; got {f!r}")
-    seed = _checks.count(seed, "seed", minimum=0)
+    f = _checks.function(f, "f", "f(z) -> array of z's shape")
+    seed = _checks.seed(seed)
     z = _checks.records(z)
     if z.ndim < 2:
         raise ValueError(f"z must hold several records, shape (..., d); got shape {z.shape}")
-    record = tuple(record)
-    if len(record) != z.ndim - 1 or not all(-n <= i < n for i, n in zip(record, z.shape)):
-        raise ValueError(f"record must index the leading axes {z.shape[:-1]}; got {record}")
+    # one integer per leading axis (a bool or a slice would change many records)
+    record = _checks.index(record, z.shape[:-1])
     changed = z.copy()
     changed[record] = np.random.default_rng(seed).normal(size=z.shape[-1]) * 3 + 1
-    before, after = np.asarray(f(z)), np.asarray(f(changed))
+    # real and finite outputs (a NaN would compare as "unchanged" below)
+    before, after = _checks.real_array(f(z), "f(z)"), _checks.real_array(f(changed), "f(z)")
     if before.shape != z.shape or after.shape != z.shape:
         raise ValueError(f"f must keep the shape {z.shape}; got {before.shape}")
-    # a NaN would compare as "unchanged" below
-    _checks.finite_result(before, "the output f(z)")
-    _checks.finite_result(after, "the output f(z)")
     return np.abs(after - before).max(axis=-1)
 
 
+@_checks.public
 def wrong_axis_layer_norm(z: ArrayLike, *, axis: int = -2, eps: float = EPS) -> np.ndarray:
     """A deliberately wrong layer: statistics over ``axis`` instead of the features.
 
@@ -115,14 +112,10 @@ def wrong_axis_layer_norm(z: ArrayLike, *, axis: int = -2, eps: float = EPS) -> 
     """
     eps = _checks.eps_value(eps)
     z = _checks.records(z)
-    try:
-        if isinstance(axis, (bool, np.bool_)):
-            raise TypeError
-        axis = operator.index(axis)
-    except TypeError:
-        raise TypeError(f"axis must be an integer; got {axis!r}") from None
-    if not -z.ndim <= axis < z.ndim:
-        raise ValueError(f"axis = {axis} is not an axis of z, shape {z.shape}")
+    axis = _checks.axis(axis, z.shape)
+    if z.shape[axis] == 0:
+        raise ValueError(f"z has no entries along axis {axis} (shape {z.shape}): there are no "
+                         "statistics to take")
     # the bug: mu and q over `axis`, not over the last axis
     moved = np.ascontiguousarray(np.moveaxis(z, axis, -1))
     y = _kernel.standardize(moved, eps, unit=f"slice along axis {axis}")

@@ -181,7 +181,13 @@ def denominator(q: np.ndarray, k: np.ndarray, eps: float, *, eps_inside: bool = 
 
     With ``eps_inside=False`` it is ``2**k (sqrt(q) + eps)``. Raises THE zero-denominator
     error (naming the record by its index in ``lead``; ``start``: the first row's flat index)
-    when ``eps = 0`` and a record has zero spread.
+    when ``eps = 0`` and a record has zero spread. A constant record scaled down (``q' = 0``
+    with ``k < 0``: a record scaled down has its largest entry in [1/2, 1), and if it is not
+    constant two entries differ by an ulp of that at least, so ``q' > 0``) is given ``k = 0``
+    back, in place, and its true ``s = sqrt(eps)`` (``eps`` outside the root): its ``v' = 0``
+    does not depend on the scale, while its ``eps' = 4**k eps`` may be subnormal, inexact, or
+    0. (A record scaled up may have ``q' = 0`` without being constant, when the cap on k
+    binds and its squares underflow; its ``s'`` is right as it is.)
     """
     with np.errstate(under="ignore"):
         if eps_inside:
@@ -190,12 +196,16 @@ def denominator(q: np.ndarray, k: np.ndarray, eps: float, *, eps_inside: bool = 
         else:
             # s' = sqrt(q') + 2^k eps
             s = np.sqrt(q) + np.ldexp(eps, k)
-    zero = np.flatnonzero(s == 0)
+    zero = np.flatnonzero(q == 0)
     if zero.size:
         if eps == 0:
             raise zero_spread_error(_index(start + int(zero[0]), lead), unit, center)
-        # eps > 0 with q' = 0 and eps' underflowed (a huge constant record): v' = 0, u = 0
-        s[zero] = 1.0
+        # a constant record scaled down: v' = 0 at any scale, so unscaled: s = sqrt(0 + eps)
+        # (or 0 + eps), u = 0
+        scale = k.reshape(s.shape)
+        down = zero[scale.ravel()[zero] < 0]
+        scale[down] = 0
+        s[down] = np.sqrt(eps) if eps_inside else eps
     return s
 
 
@@ -243,8 +253,9 @@ def core_parts(z: np.ndarray, eps: float) -> tuple[np.ndarray, np.ndarray]:
     return u.reshape(z.shape), s.reshape(z.shape[:-1] + (1,))
 
 
-def mean_square_ratio(z: np.ndarray, eps: float) -> np.ndarray:
-    """``q / (q + eps)`` of every record, shape ``z.shape[:-1]``."""
+def mean_square_ratio(z: np.ndarray, eps: float, *, root: bool = False) -> np.ndarray:
+    """``q / (q + eps)`` of every record, shape ``z.shape[:-1]``; with ``root``, the core's
+    length ``sqrt(d q / (q + eps))``."""
     d = z.shape[-1]
     rows = z.reshape(-1, d)
     _, _, q, k = moments(rows, eps)
@@ -253,6 +264,14 @@ def mean_square_ratio(z: np.ndarray, eps: float) -> np.ndarray:
         # q' / (q' + eps') = q / (q + eps) (0 for a constant record)
         s2 = q + np.ldexp(eps, 2 * k)
         ratio = np.divide(q, s2, out=np.zeros_like(q), where=q > 0)
+        if root:
+            # |u| = sqrt(d q' / (q' + eps')); where the ratio underflows, its root need not:
+            # sqrt(q') / sqrt(q' + eps') (about 1e-294 for a record of spread 1e-300)
+            out = np.sqrt(d * ratio)
+            low = (ratio < 2.0**-1000) & (q > 0)
+            if low.any():
+                out[low] = np.sqrt(d) * (np.sqrt(q[low]) / np.sqrt(s2[low]))
+            ratio = out
     return ratio.reshape(z.shape[:-1])
 
 

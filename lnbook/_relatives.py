@@ -12,6 +12,7 @@ from ._kernel import EPS
 __all__ = ["rms_norm", "batch_norm"]
 
 
+@_checks.public
 def rms_norm(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
     """RMSNorm's core: divide by the root mean square, with no centering.
 
@@ -51,6 +52,7 @@ def rms_norm(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
     return _kernel.standardize(z, eps, center=False)
 
 
+@_checks.public
 def batch_norm(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
     """BatchNorm's training-mode core: statistics down each feature, across the batch.
 
@@ -88,8 +90,9 @@ def batch_norm(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
     """
     eps = _checks.eps_value(eps)
     z = _checks.records(z)
-    if z.ndim != 2:
-        raise ValueError(f"z must be a batch of shape (B, d); got shape {z.shape}")
+    if z.ndim != 2 or z.shape[0] == 0:
+        raise ValueError(f"z must be a batch of shape (B, d) with B >= 1 records (a batch's "
+                         f"statistics need one); got shape {z.shape}")
     # the kernel on z^T: each feature column j is a "record" of B values
     columns = np.ascontiguousarray(z.T)
     return _kernel.standardize(columns, eps, unit="feature column").T.copy()

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import ArrayLike
 
+from . import _checks
 from ._audit import record_audit, wrong_axis_layer_norm
 from ._centering import weighted_centering_matrix
 from ._derivatives import jacobian, jacobian_eigenvalues
@@ -60,6 +61,7 @@ __all__ = [
 EPS_VALUES = (0.01, 0.1, 1.0)
 
 
+@_checks.public
 def records_with_variance(q: ArrayLike, d: int) -> np.ndarray:
     """Records ``c (-1, 1, 0, ..., 0)`` of ``d`` features whose population variance is ``q``.
 
@@ -68,13 +70,19 @@ def records_with_variance(q: ArrayLike, d: int) -> np.ndarray:
     >>> records_with_variance([2.0], 4).tolist()  # variance (4 + 4) / 4 = 2
     [[-2.0, 2.0, 0.0, 0.0]]
     """
-    q = np.asarray(q, dtype=float)
+    q = _checks.vector(q, "q")
+    if (q < 0).any():
+        raise ValueError(f"q must hold variances, q >= 0; got {_checks.show(q.tolist())}")
+    # the records (-c, c, 0, ..., 0) need two features
+    d = _checks.count(d, "d", minimum=2)
+    _checks.fits(q.size * d, f"{q.size} records of d = {d}")
     base = np.zeros(d)
     base[:2] = (-1.0, 1.0)
     # the variance of c (-1, 1, 0, ..., 0) is 2 c^2 / d, so c = sqrt(q d / 2)
     return np.sqrt(q * d / 2)[:, None] * base
 
 
+@_checks.public
 def decade_ticks(lo: float, hi: float, *, max_ticks: int = 6, zero: bool = False) -> np.ndarray:
     """Powers of ten from ``lo`` to ``hi``, every k-th decade so that at most ``max_ticks``.
 
@@ -85,22 +93,29 @@ def decade_ticks(lo: float, hi: float, *, max_ticks: int = 6, zero: bool = False
     >>> decade_ticks(1.0, 1e12, zero=True).tolist()[:2]
     [0.0, 1.0]
     """
+    lo, hi = _checks.positive(lo, "lo"), _checks.positive(hi, "hi")
+    if lo > hi:
+        raise ValueError(f"lo must not exceed hi; got lo = {lo!r} > hi = {hi!r}")
+    zero = _checks.option(zero, "zero")
+    # one tick is 0 with zero=True, and at least one must be a power of ten
+    max_ticks = _checks.count(max_ticks, "max_ticks", minimum=2 if zero else 1)
     k0, k1 = int(np.floor(np.log10(lo))), int(np.ceil(np.log10(hi)))
     slots = max_ticks - 1 if zero else max_ticks
-    step = 1
-    while (k1 - k0) // step + 1 > slots:
-        step += 1
+    # the smallest step with (k1 - k0) // step + 1 <= slots
+    step = (k1 - k0) // slots + 1
     ticks = 10.0 ** np.arange(k0, k1 + 1, step)
     return np.r_[0.0, ticks] if zero else ticks
 
 
+@_checks.public
 def response_data(*, eps_values: Sequence[float] = EPS_VALUES, t: ArrayLike | None = None) -> dict:
     """Response ``h_eps(t)`` of ``u_3`` to ``(-t, 0, t)``, its slope, the peaks and the limit.
 
     Returns ``t`` (n,), ``h`` and ``slope`` (k, n) for the k values of ``eps``, ``peak``
     (k,) = ``h'_eps(0) = eps**-0.5`` and ``limit`` = ``sqrt(3/2)``, the response's asymptote.
     """
-    t = np.linspace(-3, 3, 601) if t is None else np.asarray(t, dtype=float)
+    eps_values = _checks.eps_values(eps_values)
+    t = np.linspace(-3, 3, 601) if t is None else _checks.vector(t, "t")
     return {
         "t": t,
         "eps": np.asarray(eps_values, dtype=float),
@@ -112,11 +127,13 @@ def response_data(*, eps_values: Sequence[float] = EPS_VALUES, t: ArrayLike | No
     }
 
 
+@_checks.public
 def normalized_variance_data(*, eps_values: Sequence[float] = EPS_VALUES, d: int = 3) -> dict:
     """Mean square ``(1/d) sum u_i^2 = q / (q + eps)`` of the core against the variance ``q``.
 
     Returns ``q`` (n,), ``mean_square`` (k, n) and the half-way points ``(eps, 1/2)``.
     """
+    eps_values = _checks.eps_values(eps_values)
     q = np.logspace(-4, 2, 241)
     records = records_with_variance(q, d)
     return {
@@ -127,6 +144,7 @@ def normalized_variance_data(*, eps_values: Sequence[float] = EPS_VALUES, d: int
     }
 
 
+@_checks.public
 def jacobian_eigenvalues_data(*, eps: float = 0.1, d: int = 4) -> dict:
     """Eigenvalues of the core's Jacobian against ``q``: closed forms, and ``eigvalsh`` samples.
 
@@ -134,6 +152,7 @@ def jacobian_eigenvalues_data(*, eps: float = 0.1, d: int = 4) -> dict:
     ``sample_q`` (m,) with ``numeric`` (m, d), the eigenvalues of the Jacobian matrices; and
     ``eps`` and ``d``.
     """
+    eps = _checks.eps_value(eps)
     q = np.logspace(-3, 2, 201)
     radial, tangential = jacobian_eigenvalues(records_with_variance(q, d), eps=eps)
     sample = np.logspace(-3, 2, 11)
@@ -143,8 +162,11 @@ def jacobian_eigenvalues_data(*, eps: float = 0.1, d: int = 4) -> dict:
             "eps": float(eps), "d": int(d)}
 
 
+@_checks.public
 def operator_norm_data(*, eps: float = 0.1, dims: Sequence[int] = (2, 3)) -> dict:
     """Operator norm ``||Du_eps(z)||_2`` against ``q`` for each ``d``, and the bound."""
+    eps = _checks.eps_value(eps)
+    dims = _checks.counts(dims, "dims", minimum=2)
     q = np.logspace(-3, 2, 201)
     return {"q": q, "dims": list(dims), "eps": float(eps),
             "norm": np.array([operator_norm(records_with_variance(q, d), eps=eps)
@@ -152,54 +174,75 @@ def operator_norm_data(*, eps: float = 0.1, dims: Sequence[int] = (2, 3)) -> dic
             "bound": lipschitz_bound(eps=eps)}
 
 
+@_checks.public
 def amplification_data(*, z: ArrayLike = (7.0, 7.0), delta: ArrayLike = (1e-3, -1e-3)) -> dict:
     """Finite ratio ``||u(z + delta) - u(z)||_2 / ||delta||_2`` against ``eps``; ``eps**-0.5``."""
+    z = _checks.records(z)
+    delta = _checks.same_shape(delta, z, "delta")
+    if z.ndim != 1:
+        raise ValueError(f"z must be one record of shape (d,); got shape {z.shape}")
     eps = np.logspace(-8, 0, 161)
-    return {"z": np.asarray(z, dtype=float), "delta": np.asarray(delta, dtype=float), "eps": eps,
+    return {"z": z, "delta": delta, "eps": eps,
             "ratio": np.array([float(amplification(z, delta, eps=e)) for e in eps]),
             "bound": np.array([lipschitz_bound(eps=e) for e in eps])}
 
 
+@_checks.public
 def shift_geometry_data(*, z: ArrayLike = (2.0, 0.5),
                         shifts: ArrayLike = (-1.5, 0.0, 1.0, 2.0)) -> dict:
     """Records ``z + c 1`` for each shift ``c``, and the point ``P z`` they all project to."""
-    z = np.asarray(z, dtype=float)
-    shifts = np.asarray(shifts, dtype=float)
+    # the picture is the plane of records of two features
+    z = _checks.vector(z, "z", size=2)
+    shifts = _checks.vector(shifts, "shifts")
     # P z = z - mean(z) 1
     return {"z": z, "shifts": shifts, "shifted": z[None, :] + shifts[:, None], "Pz": z - z.mean()}
 
 
+@_checks.public
 def weighted_projection_data(*, a: ArrayLike = (0.25, 0.75), z: ArrayLike = (4.0, 2.0)) -> dict:
     """Oblique projection ``P_a z`` (along 1) and orthogonal projection onto ``ker a^T``.
 
     Returns the record ``z``, ``oblique`` (``P_a z``), ``orthogonal`` (the Euclidean projection
     of ``z`` onto the line ``a^T w = 0``) and ``direction``, a unit vector ``w`` of that line.
     """
-    a, z = np.asarray(a, dtype=float), np.asarray(z, dtype=float)
+    # the picture is the plane of records of two features
+    a, z = _checks.weights(a), _checks.vector(z, "z", size=2)
+    if a.size != 2:
+        raise ValueError(f"a must have shape (2,) to match z; got shape {a.shape}")
     direction = np.array([a[1], -a[0]]) / np.hypot(*a)  # a unit vector w with a^T w = 0
     # P_a z = z - (a^T z) 1;  orthogonal projection (w^T z) w
     return {"a": a, "z": z, "oblique": weighted_centering_matrix(a) @ z,
             "orthogonal": (direction @ z) * direction, "direction": direction}
 
 
+@_checks.public
 def record_audit_data(*, shape: tuple[int, int, int] = (2, 4, 6),
                       record: tuple[int, ...] = (1, 2)) -> dict:
     """Which records ``(b, t)`` move when record ``record`` changes, for two layers."""
-    z = np.random.default_rng(0).normal(size=shape)
+    if not isinstance(shape, (tuple, list)) or len(shape) != 3:
+        raise TypeError(f"shape must be a tuple (B, T, d); got {_checks.show(shape)}")
+    B, T, d = (_checks.count(n, f"shape[{k}]") for k, n in enumerate(shape))
+    record = _checks.index(record, (B, T))
+    _checks.fits(B * T * d, f"a batch of shape {(B, T, d)}")
+    z = np.random.default_rng(0).normal(size=(B, T, d))
     return {"record": tuple(record),
             "layer_norm": record_audit(layer_norm, z, record) > 0,
             "wrong_axis": record_audit(wrong_axis_layer_norm, z, record) > 0}
 
 
+@_checks.public
 def gain_effect_data(*, z: ArrayLike = (1.0, 1.0, -2.0), gamma: ArrayLike = (2.0, 0.0, -1.0),
                      eps: float = 2.0) -> dict:
     """Core ``u`` and scaled core ``gamma ⊙ u`` of one record (bias 0)."""
-    gamma = np.asarray(gamma, dtype=float)
+    record = _checks.vector(z, "z")
+    gain = _checks.parameter(gamma, record.size, "gamma")
+    eps = _checks.eps_value(eps)
     # y = gamma ⊙ u (beta = 0)
-    return {"z": np.asarray(z, dtype=float), "gamma": gamma, "eps": float(eps),
-            "u": core(z, eps=eps), "y": layer_norm(z, gamma=gamma, eps=eps)}
+    return {"z": record, "gamma": gain, "eps": eps,
+            "u": core(record, eps=eps), "y": layer_norm(record, gamma=gain, eps=eps)}
 
 
+@_checks.public
 def bias_shift_data(*, z: ArrayLike = ((3.0, 3.0, 3.0), (2.0, 3.0, 4.0)),
                     gamma: ArrayLike = (2.0, 0.5, -1.0), beta: ArrayLike = (1.0, -1.0, 2.0),
                     eps: float = 1e-5) -> dict:
@@ -208,13 +251,17 @@ def bias_shift_data(*, z: ArrayLike = ((3.0, 3.0, 3.0), (2.0, 3.0, 4.0)),
     Returns ``z``, ``u``, ``scaled`` (``gamma ⊙ u``) and ``y``, each (n, d), and ``y_mean``
     (n,), the mean of each output.
     """
-    z = np.asarray(z, dtype=float)
+    z = _checks.records(z)
+    if z.ndim != 2:
+        raise ValueError(f"z must hold records of shape (n, d), one panel each; got shape "
+                         f"{z.shape}")
     # y = gamma ⊙ u + beta
     y = layer_norm(z, gamma=gamma, beta=beta, eps=eps)
     return {"z": z, "u": core(z, eps=eps), "scaled": layer_norm(z, gamma=gamma, eps=eps),
             "y": y, "y_mean": y.mean(axis=-1)}
 
 
+@_checks.public
 def core_bound_data(*, dims: Sequence[int] = (2, 3, 4, 6, 8, 12, 16), n: int = 200,
                     seed: int = 3) -> dict:
     """Largest ``|u_i|`` of seeded Cauchy records per ``d``, the extreme records, the bound.
@@ -223,8 +270,11 @@ def core_bound_data(*, dims: Sequence[int] = (2, 3, 4, 6, 8, 12, 16), n: int = 2
     ``dims[k]`` features; ``extreme`` that of ``(d - 1, -1, ..., -1)``, which attains the
     bound ``sqrt(d - 1)`` drawn on ``grid``.
     """
-    rng = np.random.default_rng(seed)
-    dims_arr = np.asarray(dims, dtype=int)
+    # eps = 0: every record needs two different features
+    dims_arr = np.asarray(_checks.counts(dims, "dims", minimum=2))
+    n = _checks.count(n, "n")
+    rng = np.random.default_rng(_checks.seed(seed))
+    _checks.fits(n * int(dims_arr.max()), f"{n} records of d = {int(dims_arr.max())}")
     largest = [np.abs(core(rng.standard_cauchy(size=(n, d)), eps=0)).max(axis=-1)
                for d in dims_arr]
     extreme = np.array([np.abs(core(np.r_[d - 1.0, -np.ones(d - 1)], eps=0)).max()
@@ -234,17 +284,31 @@ def core_bound_data(*, dims: Sequence[int] = (2, 3, 4, 6, 8, 12, 16), n: int = 2
             "bound": np.sqrt(grid - 1)}
 
 
+@_checks.public
 def offset_error_data(offsets: ArrayLike, errors: dict[str, ArrayLike], *,
                       max_ticks: int = 6) -> dict:
     """The errors as arrays, the guide ``|mu|/sigma``, the 4-ulp line and sparse decade ticks."""
-    offsets = np.asarray(offsets, dtype=float)
-    series = {label: np.asarray(e, dtype=float) for label, e in errors.items()}
+    offsets = _checks.vector(offsets, "offsets")
+    if (offsets <= 0).any():
+        raise ValueError(f"offsets must be positive ratios; got {_checks.show(offsets.tolist())}")
+    if not isinstance(errors, dict) or not errors:
+        raise TypeError(f"errors must be a non-empty dict label -> errors per offset; got "
+                        f"{_checks.show(errors)}")
+    series = {}
+    for label, e in errors.items():
+        if not isinstance(label, str):
+            raise TypeError(f"errors' labels must be strings; got {_checks.show(label)}")
+        series[label] = _checks.vector(e, f"errors[{label!r}]", size=offsets.size)
+        if (series[label] < 0).any():
+            raise ValueError(f"errors[{label!r}] must be errors in ulps, >= 0")
+    max_ticks = _checks.count(max_ticks, "max_ticks", minimum=2)
     top = max([offsets.max(), 4.0] + [float(e.max()) for e in series.values()])
     return {"offsets": offsets, "errors": series, "guide": offsets.copy(), "limit": 4.0,
             "xticks": decade_ticks(offsets.min(), offsets.max(), max_ticks=max_ticks),
             "yticks": decade_ticks(1.0, top, max_ticks=max_ticks, zero=True)}
 
 
+@_checks.public
 def eps_placement_data(*, z: ArrayLike = (1.0, 2.0, 3.0, 4.0),
                        conventions: Sequence[str] = ("keras", "pytorch", "flax", "bert",
                                                      "annotated"),
@@ -255,7 +319,17 @@ def eps_placement_data(*, z: ArrayLike = (1.0, 2.0, 3.0, 4.0),
     (their :class:`lnbook.frameworks.Convention`), ``rms`` (k, n) for the k conventions, and
     the two plateaus: 1 (divisor d) and ``sqrt((d - 1)/d)`` (the unbiased divisor d - 1).
     """
-    z = np.asarray(z, dtype=float)
+    z = _checks.vector(z, "z")
+    if not np.ptp(z) > 0:
+        raise ValueError(f"z must be a record of some spread (the figure scales it to each "
+                         f"sigma); got the constant record {_checks.show(z.tolist())}")
+    if isinstance(conventions, str) or not isinstance(conventions, (list, tuple)):
+        raise TypeError(f"conventions must be a sequence of keys of CONVENTIONS; got "
+                        f"{_checks.show(conventions)}")
+    conventions = [_checks.choice(key, f"conventions[{k}]", list(CONVENTIONS))
+                   for k, key in enumerate(conventions)]
+    if not conventions:
+        raise ValueError("conventions must hold at least one key of CONVENTIONS")
     d = z.size
     sigma = np.logspace(-9, 1, 201)
     # a z has population standard deviation a sqrt(q(z))
@@ -267,6 +341,7 @@ def eps_placement_data(*, z: ArrayLike = (1.0, 2.0, 3.0, 4.0),
             "rms": rms, "plateaus": (1.0, float(np.sqrt((d - 1) / d))), "d": d}
 
 
+@_checks.public
 def benchmark_ratios_data(results: dict) -> dict:
     """Per-round ratios of each timed race in a ``benchmarks/results.json`` dict.
 
@@ -281,11 +356,7 @@ def benchmark_ratios_data(results: dict) -> dict:
     >>> benchmark_ratios_data({"results": {"r": race}})["met"]
     [False]
     """
-    races = []
-    for value in results["results"].values():
-        for race in value if isinstance(value, list) else [value]:
-            if "result" in race:
-                races.append(race)
+    races = _races(results)
     median = np.array([r["result"]["median"] for r in races])
     target = np.array([r["target"]["bound"] for r in races])
     comparison = [r["target"]["comparison"] for r in races]
@@ -296,6 +367,43 @@ def benchmark_ratios_data(results: dict) -> dict:
             "median": median, "target": target, "comparison": comparison, "met": met}
 
 
+def _races(results: object) -> list[dict]:
+    """The timed races of a results dict, checked for what the figure reads."""
+    if not isinstance(results, dict) or not isinstance(results.get("results"), dict):
+        raise TypeError("results must be the dict of benchmarks/results.json, with a dict "
+                        f"'results'; got {_checks.show(results)}")
+    races = []
+    for key, value in results["results"].items():
+        for race in value if isinstance(value, list) else [value]:
+            if not isinstance(race, dict):
+                raise TypeError(f"results['results'][{key!r}] must be a race (a dict) or a "
+                                f"list of races; got {_checks.show(race)}")
+            if "result" not in race:
+                continue  # not a timed race (the accuracy benchmark)
+            try:
+                name, result, target = race["name"], race["result"], race["target"]
+                rounds, median = result["per round"], result["median"]
+                comparison, bound = target["comparison"], target["bound"]
+            except (KeyError, TypeError) as exc:
+                raise ValueError(f"results['results'][{key!r}]: a race needs a name, a result "
+                                 f"(per round, median) and a target (comparison, bound); "
+                                 f"missing {exc}") from None
+            where = f"results['results'][{key!r}]"
+            if not isinstance(name, str):
+                raise TypeError(f"{where}: the name must be a string; got {_checks.show(name)}")
+            rounds = _checks.vector(rounds, f"{where}: per round")
+            if (rounds <= 0).any():
+                raise ValueError(f"{where}: the ratios per round must be positive")
+            _checks.positive(median, f"{where}: median")
+            _checks.positive(bound, f"{where}: bound")
+            _checks.choice(comparison, f"{where}: comparison", ("<=", ">="))
+            races.append(race)
+    if not races:
+        raise ValueError("results holds no timed race (one with a 'result')")
+    return races
+
+
+@_checks.public
 def placement_gradients_data(*, depths: Sequence[int] = (2, 4, 8, 16, 32), d: int = 32,
                              seeds: Sequence[int] = (0, 1, 2, 3), L: int = 16,
                              eps: float = 1e-5) -> dict:
@@ -314,13 +422,9 @@ def placement_gradients_data(*, depths: Sequence[int] = (2, 4, 8, 16, 32), d: in
     >>> data["profile"].shape, data["last"].shape, float(data["guide"][1] / data["guide"][0])
     ((2, 2), (2, 2), 0.5)
     """
-    depths_arr = np.asarray(depths)
-    if depths_arr.ndim != 1 or depths_arr.size == 0 \
-            or not np.issubdtype(depths_arr.dtype, np.integer) or (depths_arr < 1).any():
-        raise ValueError(f"depths must be a non-empty sequence of positive integers; "
-                         f"got {depths_arr.tolist()!r}")
-    if len(seeds) == 0:
-        raise ValueError("seeds must hold at least one seed")
+    depths_arr = np.asarray(_checks.counts(depths, "depths"))
+    seeds = _checks.counts(seeds, "seeds", minimum=0)
+    d, L, eps = _checks.count(d, "d"), _checks.count(L, "L"), _checks.eps_value(eps)
     placements = ("pre", "post")
 
     def mean_norms(depth: int, placement: str) -> np.ndarray:
@@ -338,6 +442,7 @@ def placement_gradients_data(*, depths: Sequence[int] = (2, 4, 8, 16, 32), d: in
             "depths": depths_arr, "last": last, "guide": guide}
 
 
+@_checks.public
 def geometry_picture_data(*, z: ArrayLike | None = None, eps: float = 1.0,
                           eps_values: Sequence[float] = (0.1, 1.0)) -> dict:
     """The core for ``d = 3`` in plane coordinates, and the radial map for each ``eps``.
@@ -358,15 +463,21 @@ def geometry_picture_data(*, z: ArrayLike | None = None, eps: float = 1.0,
     >>> round(float((data["u_0"] ** 2).sum()), 12), round(float((data["u_eps"] ** 2).sum()), 12)
     (3.0, 1.5)
     """
+    eps = _checks.eps_value(eps)
+    eps_values = _checks.eps_values(eps_values)
+    if min(eps_values) == 0:
+        raise ValueError(f"eps_values must be positive: with eps = 0 the radial map is 0/0 at "
+                         f"the origin; got {eps_values}")
     if z is None:
         rng = np.random.default_rng(3)
         z = rng.normal(size=(12, 3)) * np.linspace(0.3, 2.5, 12)[:, None] + 4.0
-    z = np.asarray(z, dtype=float)
+    z = _checks.records(z)
     if z.ndim != 2 or z.shape[1] != 3:
         raise ValueError(f"z must hold records of d = 3 features, shape (n, 3); got {z.shape}")
     Q = plane_basis(3)
     # plane coordinates Q v, Q u_eps(z), Q u_0(z); Q P = Q, so Q v = Q z
-    v = (z - z.mean(axis=-1, keepdims=True)) @ Q.T
+    v = _checks.finite_result((z - z.mean(axis=-1, keepdims=True)) @ Q.T,
+                              "the plane coordinates of z")
     u_eps, u_0 = (core(z, eps=eps) @ Q.T, core(z, eps=0.0) @ Q.T)
     farther = (v * v).sum(axis=-1) > (u_0 * u_0).sum(axis=-1)
     norm_v = np.linspace(0.0, 6.0, 301)

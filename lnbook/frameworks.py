@@ -52,6 +52,16 @@ class Convention:
     params: str
     source: str
 
+    def __post_init__(self) -> None:
+        # the fields are options of the layer: checked as layer_norm_variant checks them
+        for name in ("label", "params", "source"):
+            if not isinstance(getattr(self, name), str):
+                raise TypeError(f"{name} must be a string; got {_checks.show(getattr(self, name))}")
+        object.__setattr__(self, "eps", _checks.eps_value(self.eps))
+        object.__setattr__(self, "ddof", _checks.count(self.ddof, "ddof", minimum=0))
+        for name in ("eps_inside", "center", "fast_variance"):
+            object.__setattr__(self, name, _checks.option(getattr(self, name), name))
+
     def options(self) -> dict:
         """The keyword arguments of :func:`layer_norm_variant` for this convention."""
         return {"eps": self.eps, "ddof": self.ddof, "eps_inside": self.eps_inside,
@@ -113,6 +123,7 @@ def _variant(z: ArrayLike, gamma: ArrayLike | None, beta: ArrayLike | None, eps:
                                eps_inside=eps_inside, fast=fast_variance)
 
 
+@_checks.public
 def layer_norm_variant(
     z: ArrayLike,
     gamma: ArrayLike | None = None,
@@ -187,6 +198,7 @@ def layer_norm_variant(
     return _variant(z, gamma, beta, eps, ddof, eps_inside, center, fast_variance)
 
 
+@_checks.public
 def convention_layer_norm(
     z: ArrayLike,
     gamma: ArrayLike | None = None,
@@ -230,8 +242,6 @@ def convention_layer_norm(
     >>> convention_layer_norm([1, 2, 3, 4], convention="pytorch", eps=0).round(4)
     array([-1.3416, -0.4472,  0.4472,  1.3416])
     """
-    if not isinstance(convention, str) or convention not in CONVENTIONS:
-        raise ValueError(f"unknown convention {convention!r}; known: {', '.join(CONVENTIONS)}")
-    c = CONVENTIONS[convention]
+    c = CONVENTIONS[_checks.choice(convention, "convention", list(CONVENTIONS))]
     return _variant(z, gamma, beta, c.eps if eps is None else eps, c.ddof, c.eps_inside,
                     c.center, c.fast_variance)

@@ -36,7 +36,7 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, MaxNLocator, NullFormatter
 from numpy.typing import ArrayLike
 
-from . import figures
+from . import _checks, figures
 
 __all__ = [
     "STYLE",
@@ -192,7 +192,8 @@ def _figure(data_fn: Callable[..., dict]) -> Callable[[Callable[_P, _R]], Callab
                     raise ValueError(f"{name}: data lacks the entry {exc}; pass the dict that "
                                      f"figures.{data_fn.__name__} returns") from None
 
-        return wrapper
+        # the floating-point state of the drawing, as of every public function
+        return _checks.public(wrapper)
 
     return decorate
 

@@ -15,7 +15,7 @@ RMSNorm's input Jacobian, :func:`rms_jacobian`, set beside LayerNorm's in the ch
 
 from __future__ import annotations
 
-import numbers
+from collections.abc import Mapping
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -37,12 +37,7 @@ _PLACEMENTS = ("pre", "post")
 _KEYS = ("W1", "b1", "W2", "b2", "gamma", "beta")
 
 
-def _count(n: int, name: str) -> int:
-    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
-        raise ValueError(f"{name} must be a positive integer; got {name} = {n!r}")
-    return int(n)
-
-
+@_checks.public
 def init_blocks(L: int, d: int, *, m: int | None = None, seed: int = 0) -> list[dict]:
     """Parameters of ``L`` residual blocks at a seeded Gaussian initialization.
 
@@ -79,8 +74,11 @@ def init_blocks(L: int, d: int, *, m: int | None = None, seed: int = 0) -> list[
     >>> len(blocks), blocks[0]["W1"].shape, blocks[0]["W2"].shape
     (2, (6, 4), (4, 6))
     """
-    L, d = _count(L, "L"), _count(d, "d")
-    m = 2 * d if m is None else _count(m, "m")
+    L, d = _checks.count(L, "L"), _checks.count(d, "d")
+    m = 2 * d if m is None else _checks.count(m, "m")
+    seed = _checks.seed(seed)
+    _checks.fits(L * (2 * m * d + m + 3 * d), f"the parameters of L = {L} blocks of d = {d} "
+                 f"and m = {m}")
     rng = np.random.default_rng(seed)
     blocks = []
     for _ in range(L):
@@ -96,24 +94,33 @@ def init_blocks(L: int, d: int, *, m: int | None = None, seed: int = 0) -> list[
     return blocks
 
 
-def _checked(z: ArrayLike, blocks: list[dict], placement: str) -> np.ndarray:
-    if placement not in _PLACEMENTS:
-        raise ValueError(f"placement must be one of {_PLACEMENTS}; got placement = {placement!r}")
+def _checked(z: ArrayLike, blocks: list[dict], placement: str
+             ) -> tuple[np.ndarray, list[dict]]:
+    """The records and the blocks' parameters, as float64 arrays of the right shapes."""
+    _checks.choice(placement, "placement", _PLACEMENTS)
     z = _checks.records(z)
-    if not isinstance(blocks, (list, tuple)) or not blocks:
+    if not isinstance(blocks, (list, tuple)):
+        raise TypeError(f"blocks must be a list of parameter dicts (see init_blocks); got "
+                        f"{_checks.show(blocks)}")
+    if not blocks:
         raise ValueError("blocks must be a non-empty list of parameter dicts (see init_blocks)")
     d = z.shape[-1]
+    checked = []
     for k, p in enumerate(blocks):
+        if not isinstance(p, Mapping):
+            raise TypeError(f"blocks[{k}] must be a dict of parameters; got {_checks.show(p)}")
         missing = [key for key in _KEYS if key not in p]
         if missing:
-            raise ValueError(f"block {k} lacks the parameters {missing}")
-        m = np.shape(p["W1"])[0] if np.ndim(p["W1"]) == 2 else -1
+            raise ValueError(f"blocks[{k}] lacks the parameters {missing}")
+        arrays = {key: _checks.real_array(p[key], f"blocks[{k}]['{key}']") for key in _KEYS}
+        m = arrays["W1"].shape[0] if arrays["W1"].ndim == 2 and arrays["W1"].size else -1
         shapes = {"W1": (m, d), "b1": (m,), "W2": (d, m), "b2": (d,), "gamma": (d,), "beta": (d,)}
         for key, shape in shapes.items():
-            if np.shape(p[key]) != shape:
-                raise ValueError(f"block {k}: {key} must have shape {shape} for d = {d}; "
-                                 f"got shape {np.shape(p[key])}")
-    return z
+            if arrays[key].shape != shape:
+                raise ValueError(f"blocks[{k}][{key!r}] must have shape {shape} for d = {d}; "
+                                 f"got shape {arrays[key].shape}")
+        checked.append(arrays)
+    return z, checked
 
 
 def _mlp(a: np.ndarray, p: dict) -> tuple[np.ndarray, np.ndarray]:
@@ -137,6 +144,7 @@ def _mlp_backward(a: np.ndarray, h: np.ndarray, gf: np.ndarray, p: dict, grads: 
     return gh @ p["W1"]
 
 
+@_checks.public
 def residual_forward(z: ArrayLike, blocks: list[dict], *, placement: str = "pre",
                      eps: float = EPS) -> np.ndarray:
     """Output of a stack of residual blocks with LayerNorm before (Pre-LN) or after (Post-LN).
@@ -173,11 +181,12 @@ def residual_forward(z: ArrayLike, blocks: list[dict], *, placement: str = "pre"
 
 
 def _forward(z: ArrayLike, blocks: list[dict], placement: str,
-             eps: float) -> tuple[np.ndarray, list]:
-    """The stack's output and, per block, what the backward pass needs."""
-    xs = _checked(z, blocks, placement)
+             eps: float) -> tuple[np.ndarray, list, list[dict]]:
+    """The stack's output, per block what the backward pass needs, and the checked blocks."""
+    eps = _checks.eps_value(eps)
+    xs, blocks = _checked(z, blocks, placement)
     cache: list = []
-    for p in blocks:
+    for k, p in enumerate(blocks):
         if placement == "pre":
             # y = x + F(LN(x))
             a = layer_norm(xs, gamma=p["gamma"], beta=p["beta"], eps=eps)
@@ -189,12 +198,14 @@ def _forward(z: ArrayLike, blocks: list[dict], placement: str,
             f, h = _mlp(xs, p)
             cache.append((xs, xs + f, h))
             xs = layer_norm(xs + f, gamma=p["gamma"], beta=p["beta"], eps=eps)
+        _checks.finite_result(xs, f"the residual stream of z after block {k} of blocks")
     if placement == "pre":
         cache.append(xs)
         xs = layer_norm(xs, eps=eps)
-    return xs, cache
+    return xs, cache, blocks
 
 
+@_checks.public
 def residual_backward(z: ArrayLike, g: ArrayLike, blocks: list[dict], *, placement: str = "pre",
                       eps: float = EPS) -> tuple[np.ndarray, list[dict]]:
     """Gradients of a scalar loss through the stack of :func:`residual_forward`.
@@ -234,7 +245,7 @@ def residual_backward(z: ArrayLike, g: ArrayLike, blocks: list[dict], *, placeme
     >>> dz.shape, sorted(grads[0])
     ((1, 4), ['W1', 'W2', 'b1', 'b2', 'beta', 'gamma'])
     """
-    y, cache = _forward(z, blocks, placement, eps)
+    y, cache, blocks = _forward(z, blocks, placement, eps)
     gy = _checks.same_shape(g, y)
     grads: list[dict] = [{} for _ in blocks]
     if placement == "pre":
@@ -257,6 +268,7 @@ def residual_backward(z: ArrayLike, g: ArrayLike, blocks: list[dict], *, placeme
     return gy, grads
 
 
+@_checks.public
 def layer_gradient_norms(L: int, *, d: int = 64, m: int | None = None, T: int = 8,
                          placement: str = "pre", seed: int = 0, eps: float = EPS) -> np.ndarray:
     """Norm of ``dl/dW2`` in every block of a freshly initialized stack.
@@ -287,8 +299,11 @@ def layer_gradient_norms(L: int, *, d: int = 64, m: int | None = None, T: int = 
     >>> layer_gradient_norms(3, d=8, T=2, placement="post").shape
     (3,)
     """
-    L, d, T = _count(L, "L"), _count(d, "d"), _count(T, "T")
-    blocks = init_blocks(L, d, m=m, seed=seed)
+    T = _checks.count(T, "T")
+    _checks.choice(placement, "placement", _PLACEMENTS)
+    eps = _checks.eps_value(eps)
+    blocks = init_blocks(L, d, m=m, seed=seed)  # checks L, d, m and seed
+    _checks.fits(T * d, f"the input of T = {T} records of d = {d}")
     z = np.random.default_rng(seed + 1).normal(size=(T, d))
     # l = sum(C ⊙ y), so dl/dy = C
     C = np.random.default_rng(seed + 2).normal(size=(T, d))
@@ -297,6 +312,7 @@ def layer_gradient_norms(L: int, *, d: int = 64, m: int | None = None, T: int = 
     return np.array([np.sqrt(np.sum(np.square(gk["W2"]).ravel())) for gk in grads])
 
 
+@_checks.public
 def rms_jacobian(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
     """Input Jacobian of RMSNorm's core ``z / r``, ``r = sqrt((1/d)|z|^2 + eps)``.
 
@@ -334,13 +350,19 @@ def rms_jacobian(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
     z = _checks.records(z)
     eps = _checks.eps_value(eps)
     d = z.shape[-1]
+    n = z.size // d
+    _checks.fits(n * d * d, f"the RMSNorm Jacobian of {n} records with d = {d}",
+                 ": compute it for fewer records at a time")
     # the kernel's statistics about 0, rescaled by 2**k where needed: v' = 2**k z and
     # s' = 2**k r with r = sqrt((1/d) |z|^2 + eps); it refuses eps = 0 with an all-zero record
     _, v, q, k = _kernel.moments(z.reshape(-1, d), eps, center=False)
     s = _kernel.denominator(q, k, eps, lead=z.shape[:-1], center=False)
     u = (v / s).reshape(z.shape)  # z / r
-    with np.errstate(all="ignore"):
-        r = np.ldexp(s, -k).reshape(z.shape[:-1] + (1, 1))
+    r = np.ldexp(s, -k).reshape(z.shape[:-1] + (1, 1))
+    if d == 1:
+        # J = 1/r - z^2/r^3 = eps / r^3, in that form (1 - u^2 would cancel when eps << z^2)
+        J = _kernel.radial(r, eps)
+    else:
         # J = I / r - z z^T / (d r^3) = (I - u u^T / d) / r
         J = (np.eye(d) - u[..., :, None] * u[..., None, :] / d) / r
-    return _checks.finite_result(J, "the RMSNorm Jacobian")
+    return _checks.finite_result(J, "the RMSNorm Jacobian of z (with eps)")

@@ -55,10 +55,11 @@ def test_central_difference_of_quadratic_is_exact():
         (lambda: lnbook.central_difference_jacobian(np.sin, [[1.0]]),
          r"one record of shape \(d,\)"),
         (lambda: lnbook.central_difference_jacobian(np.sin, [1.0], tau=0),
-         r"tau must be a positive, finite step"),
-        (lambda: lnbook.central_difference_jacobian(np.sin, [1.0], tau=np.inf), r"tau = inf"),
+         r"tau must be positive; got tau = 0\.0"),
+        (lambda: lnbook.central_difference_jacobian(np.sin, [1.0], tau=np.inf),
+         r"tau must be a finite float64 number; got tau = inf"),
         (lambda: lnbook.record_audit(lambda x: x * np.nan, np.ones((2, 3)), (0,)),
-         r"output f\(z\) is not finite"),
+         r"f\(z\) contains NaN or infinite entries"),
     ],
 )
 def test_bad_input_raises(call, message):

@@ -242,8 +242,11 @@ def test_bad_input_raises():
         layer_norm_variant([1.0, 2.0], [1.0, 2.0, 3.0], eps=1e-5)
     with pytest.raises(ValueError, match="NaN or infinite"):
         layer_norm_variant([1.0, np.nan], eps=1e-5)
-    with pytest.raises(ValueError, match="unknown convention 'jax'"):
+    with pytest.raises(ValueError, match="convention must be one of pytorch, .*; got "
+                       "convention = 'jax'"):
         convention_layer_norm([1.0, 2.0], convention="jax")
+    with pytest.raises(TypeError, match="convention must be a string"):
+        convention_layer_norm([1.0, 2.0], convention=None)
     with pytest.raises(ValueError, match="one-pass variance of record \\(\\) is not finite"):
         layer_norm_variant([1e300, -1e300], eps=1e-5, fast_variance=True)
 

@@ -460,3 +460,42 @@ def test_bad_data_and_axes_are_refused():
         plotting.plot_response(axes=plt.subplots(3)[1])
     with pytest.raises(TypeError, match=r"plot_response: .*positional"):
         plotting.plot_response((0.1,))
+
+
+# --- the contract of every plot function (book/api.md, "Exceptions") ------------------------
+
+
+@pytest.mark.parametrize("name", sorted(SMALL))
+def test_contract_of_every_plot_function(name):
+    """Under np.errstate(all="raise"), with one argument replaced by a hostile value of its kind
+    (the pools of tests/test_contract.py; also for data, ax and axes), plot_X returns its Axes
+    or raises a TypeError/ValueError naming one of its parameters."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+    from test_contract import HOSTILE, kind_of, names_a_parameter
+
+    plot = getattr(plotting, f"plot_{name}")
+    params = list(inspect.signature(plot).parameters)
+    pools = {p: HOSTILE[kind_of(p)] for p in params if p not in ("data", "ax", "axes")}
+    pools["data"] = [[], "data", {"x": 1}, 3]
+    pools["ax"] = pools["axes"] = [3, "ax", [None], plt.subplots(3)[1]]
+
+    @settings(max_examples=4, deadline=None, database=None, derandomize=True)
+    @given(st.sampled_from([p for p in params if p in pools]), st.data())
+    def run(argument, data):
+        kwargs = dict(SMALL[name])
+        kwargs[argument] = data.draw(st.sampled_from(pools[argument]))
+        if argument == "data":
+            kwargs = {"data": kwargs["data"]}
+        try:
+            with np.errstate(all="raise"):
+                drawn_on = plot(**kwargs)
+        except (TypeError, ValueError) as exc:
+            assert names_a_parameter(str(exc), params), exc
+            return
+        finally:
+            plt.close("all")
+        panels = drawn_on if isinstance(drawn_on, tuple) else (drawn_on,)
+        assert all(isinstance(ax, Axes) for ax in panels)
+
+    run()

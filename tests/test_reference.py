@@ -128,8 +128,11 @@ def test_exact_core_refuses_bad_input():
         lnbook.exact_core(3.0)
     with pytest.raises(ValueError, match=r"eps must be non-negative; got eps = -1"):
         lnbook.exact_core([1.0, 2.0], eps=-1e-5)
-    for dps in (0, -3, 2.5, True, "30"):
-        with pytest.raises(ValueError, match=r"dps must be a positive integer"):
+    for dps in (0, -3, 10**6):
+        with pytest.raises(ValueError, match=r"dps must be at (least 1|most 10000); got dps"):
+            lnbook.exact_core([1.0, 2.0], dps=dps)
+    for dps in (2.5, True, "30"):
+        with pytest.raises(TypeError, match=r"dps must be an integer; got"):
             lnbook.exact_core([1.0, 2.0], dps=dps)
 
 
@@ -173,8 +176,10 @@ def test_ulp_error_shapes_and_refusals():
         lnbook.ulp_error([1.0, 2.0, 3.0], [1.0, 2.0])
     with pytest.raises(ValueError, match=r"computed contains NaN"):
         lnbook.ulp_error([float("nan"), 1.0], [0.0, 1.0])
-    with pytest.raises(ValueError, match=r"dtype must be a floating type"):
+    with pytest.raises(TypeError, match=r"dtype must be one of float16, float32, float64"):
         lnbook.ulp_error([1.0], [1.0], dtype=np.int32)
+    with pytest.raises(TypeError, match=r"dtype must be one of .*; got 'f99'"):
+        lnbook.ulp_error([1.0], [1.0], dtype="f99")
 
 
 def test_lnbook_core_is_within_a_few_ulps():
@@ -198,8 +203,14 @@ def test_offset_errors_sees_the_naive_mean():
 
 def test_offset_errors_refuses_bad_input():
     """Offsets must be positive, the spread positive and finite, d and n at least 1."""
-    with pytest.raises(ValueError, match=r"offsets must be a non-empty vector of positive ratios"):
+    with pytest.raises(ValueError, match=r"offsets must be positive ratios; got \[1\.0, 0\.0\]"):
         lnbook.fp.offset_errors([1.0, 0.0])
+    with pytest.raises(ValueError, match=r"offsets must be a vector"):
+        lnbook.fp.offset_errors([])
+    with pytest.raises(ValueError, match=r"sigma \* offsets overflows float64"):
+        lnbook.fp.offset_errors([1e300], sigma=1e10)
+    with pytest.raises(TypeError, match=r"f must be callable"):
+        lnbook.fp.offset_errors([1.0], f="core")
     with pytest.raises(ValueError, match=r"sigma must be positive"):
         lnbook.fp.offset_errors([1.0], sigma=-1.0)
     with pytest.raises(ValueError, match=r"d must be at least 1; got d = 0"):

@@ -104,11 +104,12 @@ def test_pre_ln_identity_path():
 @pytest.mark.parametrize(
     "call, message",
     [
-        (lambda: init_blocks(0, 4), "L must be a positive integer"),
-        (lambda: init_blocks(2, 4.0), "d must be a positive integer"),
+        (lambda: init_blocks(0, 4), "L must be at least 1; got L = 0"),
+        (lambda: init_blocks(2, 4, seed=-1), "seed must be at least 0; got seed = -1"),
         (lambda: residual_forward([1.0, 2.0], init_blocks(1, 2), placement="middle"),
          "placement must be one of"),
-        (lambda: residual_forward([1.0, 2.0, 3.0], init_blocks(1, 2)), r"W1 must have shape"),
+        (lambda: residual_forward([1.0, 2.0, 3.0], init_blocks(1, 2)),
+         r"blocks\[0\]\['W1'\] must have shape"),
         (lambda: residual_forward([1.0, 2.0], []), "non-empty list"),
         (lambda: residual_forward([1.0, 2.0], [{"W1": np.ones((2, 2))}]), "lacks the parameters"),
         (lambda: residual_backward([1.0, 2.0], [1.0], init_blocks(1, 2)), "g must have the shape"),
@@ -120,6 +121,16 @@ def test_errors(call, message):
     """Bad input gets a ValueError that names the problem."""
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_wrong_kinds_raise_type_error():
+    """A float count, a non-string placement, a block that is not a dict: TypeError."""
+    with pytest.raises(TypeError, match=r"d must be an integer; got 4\.0"):
+        init_blocks(2, 4.0)
+    with pytest.raises(TypeError, match=r"placement must be a string"):
+        residual_forward([1.0, 2.0], init_blocks(1, 2), placement=1)
+    with pytest.raises(TypeError, match=r"blocks\[0\] must be a dict"):
+        residual_forward([1.0, 2.0], [[1.0]])
 
 
 def test_rms_jacobian_finite_differences_and_eigenpairs():
