@@ -188,11 +188,6 @@ def jacobian_eigenvalues(z: ArrayLike, *, eps: float = EPS) -> tuple[np.ndarray,
             _checks.finite_result(tangential, "the tangential eigenvalue of z (with eps)"))
 
 
-def _exponent(x: np.ndarray) -> int:
-    """e with max|x| = m 2^e, m in [1/2, 1) (0 for an all-zero x)."""
-    return int(np.frexp(np.abs(x).max())[1]) if x.size else 0
-
-
 @_checks.public
 def input_grad(
     z: ArrayLike, g: ArrayLike, gamma: ArrayLike | None = None, *, eps: float = EPS
@@ -246,22 +241,8 @@ def input_grad(
     d = z.shape[-1]
     gamma = _checks.parameter(gamma, d, "gamma")
     u, s = _kernel.core_parts(z, eps)
-    # g~ = gamma ⊙ g, each factor first scaled into [1/2, 1) by a power of two
-    e = _exponent(g)
-    gt = np.ldexp(g, -e)
-    if gamma is not None:
-        e_gamma = _exponent(gamma)
-        e += e_gamma
-        gt *= np.ldexp(gamma, -e_gamma)
-    centered = gt - gt.mean(axis=-1, keepdims=True)
-    if d == 2:
-        # dl/dz = lambda_rad P g~
-        grad = _kernel.radial(s, eps) * centered
-    else:
-        # dl/dz = (g~ - mean(g~) 1 - u mean(u ⊙ g~)) / s
-        grad = (centered - u * (u * gt).mean(axis=-1, keepdims=True)) / s
-    grad = np.ldexp(grad, e)
-    return _checks.finite_result(grad, "the input gradient of g at z (with gamma)")
+    return _checks.finite_result(_kernel.input_vjp(u, s, g, gamma, eps),
+                                 "the input gradient of g at z (with gamma)")
 
 
 @_checks.public
@@ -308,9 +289,7 @@ def param_grads(z: ArrayLike, g: ArrayLike, *, eps: float = EPS) -> tuple[np.nda
     z = _checks.records(z)
     g = _checks.same_shape(g, z)
     u, _ = _kernel.core_parts(z, eps)
-    lead = tuple(range(z.ndim - 1))
-    # dl/dgamma = sum g ⊙ u,  dl/dbeta = sum g (an overflow is refused below)
-    dgamma, dbeta = (g * u).sum(axis=lead), g.sum(axis=lead)
+    dgamma, dbeta = _kernel.param_vjp(u, g)
     return (_checks.finite_result(dgamma, "the gain gradient of g at z"),
             _checks.finite_result(dbeta, "the bias gradient of g"))
 

@@ -7,8 +7,10 @@ A block maps a batch of records ``z`` (features on the last axis) to
 * Post-LN: ``y = LN(z + F(z))``;
 
 where ``F(a) = W2 relu(W1 a + b1) + b2`` is a two-layer perceptron and ``LN`` is the full
-layer ``gamma ⊙ u_eps + beta``. The backward pass uses :func:`lnbook.input_grad` and
-:func:`lnbook.param_grads` for every LayerNorm, so the gradients are the book's own. Also here:
+layer ``gamma ⊙ u_eps + beta``. Every LayerNorm runs on the kernel: its forward pass keeps
+the core ``u`` and the scale ``s``, and the backward pass applies to them the routines of
+:func:`lnbook.input_grad` and :func:`lnbook.param_grads`, so the gradients are the book's own,
+with the statistics computed once per LayerNorm and the blocks checked once. Also here:
 RMSNorm's input Jacobian, :func:`rms_jacobian`, set beside LayerNorm's in the chapter
 *LayerNorm inside a Transformer*.
 """
@@ -21,9 +23,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _checks, _kernel
-from ._derivatives import input_grad, param_grads
 from ._kernel import EPS
-from ._layer import layer_norm
 
 __all__ = [
     "init_blocks",
@@ -182,26 +182,29 @@ def residual_forward(z: ArrayLike, blocks: list[dict], *, placement: str = "pre"
 
 def _forward(z: ArrayLike, blocks: list[dict], placement: str,
              eps: float) -> tuple[np.ndarray, list, list[dict]]:
-    """The stack's output, per block what the backward pass needs, and the checked blocks."""
+    """The stack's output, per LayerNorm what its backward pass needs (the kernel's u and s,
+    computed once), and the checked blocks."""
     eps = _checks.eps_value(eps)
     xs, blocks = _checked(z, blocks, placement)
     cache: list = []
     for k, p in enumerate(blocks):
         if placement == "pre":
             # y = x + F(LN(x))
-            a = layer_norm(xs, gamma=p["gamma"], beta=p["beta"], eps=eps)
+            a, u, s = _kernel.forward(xs, eps, p["gamma"], p["beta"])
             f, h = _mlp(a, p)
-            cache.append((xs, a, h))
+            cache.append((u, s, a, h))
             xs = xs + f
         else:
             # y = LN(x + F(x))
             f, h = _mlp(xs, p)
-            cache.append((xs, xs + f, h))
-            xs = layer_norm(xs + f, gamma=p["gamma"], beta=p["beta"], eps=eps)
+            y, u, s = _kernel.forward(xs + f, eps, p["gamma"], p["beta"])
+            cache.append((u, s, xs, h))
+            xs = y
         _checks.finite_result(xs, f"the residual stream of z after block {k} of blocks")
     if placement == "pre":
-        cache.append(xs)
-        xs = layer_norm(xs, eps=eps)
+        # the final LayerNorm (unit gain, zero bias)
+        xs, u, s = _kernel.forward(xs, eps)
+        cache.append((u, s))
     return xs, cache, blocks
 
 
@@ -233,8 +236,9 @@ def residual_backward(z: ArrayLike, g: ArrayLike, blocks: list[dict], *, placeme
 
     Notes
     -----
-    Every LayerNorm is differentiated by :func:`lnbook.input_grad` (input) and
-    :func:`lnbook.param_grads` (gain and bias); the residual connection adds the identity:
+    Every LayerNorm is differentiated as :func:`lnbook.input_grad` (input) and
+    :func:`lnbook.param_grads` (gain and bias) differentiate it, by the same kernel routines,
+    from the ``u`` and ``s`` its forward pass kept; the residual connection adds the identity:
     Pre-LN ``dl/dz = dl/dy + J_LN^T (dl/da)``, Post-LN ``dl/dz = (I + DF^T) J_LN^T dl/dy``.
 
     Examples
@@ -246,25 +250,31 @@ def residual_backward(z: ArrayLike, g: ArrayLike, blocks: list[dict], *, placeme
     ((1, 4), ['W1', 'W2', 'b1', 'b2', 'beta', 'gamma'])
     """
     y, cache, blocks = _forward(z, blocks, placement, eps)
+    eps = float(eps)
     gy = _checks.same_shape(g, y)
     grads: list[dict] = [{} for _ in blocks]
     if placement == "pre":
-        # the final LayerNorm (unit gain, zero bias)
-        gy = input_grad(cache[-1], gy, eps=eps)
+        # the final LayerNorm (unit gain, zero bias): dl/dy <- J^T dl/dy
+        u, s = cache[-1]
+        gy = _kernel.input_vjp(u, s, gy, None, eps)
     for k in reversed(range(len(blocks))):
         p, gk = blocks[k], grads[k]
         if placement == "pre":
-            xin, a, h = cache[k]
+            u, s, a, h = cache[k]
             ga = _mlp_backward(a, h, gy, p, gk)
-            gk["gamma"], gk["beta"] = param_grads(xin, ga, eps=eps)
-            # dl/dx = dl/dy + J_LN^T dl/da
-            gy = gy + input_grad(xin, ga, eps=eps, gamma=p["gamma"])
+            gk["gamma"], gk["beta"] = _kernel.param_vjp(u, ga)
+            # dl/dz = dl/dy + J_LN^T dl/da
+            gy = gy + _kernel.input_vjp(u, s, ga, p["gamma"], eps)
         else:
-            xin, pre, h = cache[k]
-            gk["gamma"], gk["beta"] = param_grads(pre, gy, eps=eps)
-            gp = input_grad(pre, gy, eps=eps, gamma=p["gamma"])
-            # dl/dx = dl/dp + DF^T dl/dp, p = x + F(x)
+            u, s, xin, h = cache[k]
+            gk["gamma"], gk["beta"] = _kernel.param_vjp(u, gy)
+            gp = _kernel.input_vjp(u, s, gy, p["gamma"], eps)
+            # dl/dz = dl/dp + DF^T dl/dp, p = z + F(z)
             gy = gp + _mlp_backward(xin, h, gp, p, gk)
+    _checks.finite_result(gy, "the gradient dl/dz of the stack at z (with g and blocks)")
+    for k, gk in enumerate(grads):
+        for key, value in gk.items():
+            _checks.finite_result(value, f"the gradient of blocks[{k}][{key!r}] (with z and g)")
     return gy, grads
 
 
