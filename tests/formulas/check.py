@@ -31,8 +31,10 @@ from .evaluate import (
     as_array,
     compare_chain,
     factor_name,
+    generic_inputs,
     is_name_atom,
     kind,
+    reset_generic_inputs,
 )
 from .parse import FormulaSyntaxError, parse
 from .symbols import SEEDS, lookup_table
@@ -264,6 +266,7 @@ class Verdict:
     envs: dict | None = None  # the cell's environments after the formula
     verified: set = field(default_factory=set)  # the claims that held (node identities)
     defined: list = field(default_factory=list)  # local names it defines (not input bindings)
+    generic: frozenset = frozenset()  # the inputs it used at seeded generic values
 
 
 def check_elems(elems, envs: dict, condition=None) -> tuple[bool, str]:
@@ -318,6 +321,7 @@ def classify(text: str, envs: dict, tree=None, known=None) -> Verdict:
     environments after it (its bindings applied) in ``verdict.envs``. For a mutant: ``tree`` is
     its parse, ``known`` the claims of the original that held; a claim the mutant left as it
     was is not evaluated again, and evaluation stops at the first claim that fails."""
+    reset_generic_inputs()
     try:
         parts = split_tree(tree) if tree is not None else split(text)
     except FormulaSyntaxError as error:
@@ -409,6 +413,7 @@ def classify(text: str, envs: dict, tree=None, known=None) -> Verdict:
     verdict.envs = envs
     verdict.verified = verified
     verdict.defined = defined
+    verdict.generic = frozenset(generic_inputs())
     return verdict
 
 

@@ -164,6 +164,24 @@ class Binding:
     text: str = ""
 
 
+# the inputs an evaluation took from the seeded generic values (see check.classify): a stack,
+# one set per computation under way, so that a cached value brings its own inputs along
+_INPUTS: list = [set()]
+
+
+def generic_inputs() -> set:
+    return _INPUTS[0]
+
+
+def reset_generic_inputs():
+    del _INPUTS[1:]
+    _INPUTS[0].clear()
+
+
+def _used(names):
+    _INPUTS[-1].update(names)
+
+
 class Env:
     """Where symbols get their values: overrides (a perturbed input, a function's argument),
     the cell's bindings (latest first), the symbol table; ``scope`` holds bound variables
@@ -260,14 +278,19 @@ class Env:
         if name in self.overrides:
             return self.overrides[name]
         k = self._binding(name)
+        if k is None and name in self.table and self.table[name].role == "input":
+            _INPUTS[-1].add(name)  # a seeded generic value, not one the text gave
         # a table symbol does not depend on the bound variables; a binding may (w_i = ...)
         key = (name, self._scope_key if self.scope and (
             k is not None or self._binding(name, True) is not None) else ())
         if key[1] is not None and key in self._memo:
-            return self._memo[key]
+            value, deps = self._memo[key]
+            _used(deps)
+            return value
         if name in self._active:
             raise UnknownSymbolError(f"{name} is defined in terms of itself")
         self._active.add(name)
+        _INPUTS.append(set())
         try:
             if k is not None:
                 value = Evaluator(self.upto(k)).value(self.bindings[k].node, keep_functions=True)
@@ -293,8 +316,10 @@ class Env:
                     raise UnknownSymbolError(f"unknown symbol {name}")
         finally:
             self._active.discard(name)
+            deps = _INPUTS.pop()
+            _used(deps)
         if key[1] is not None:
-            self._memo[key] = value
+            self._memo[key] = (value, frozenset(deps))
         return value
 
     def _function(self, binding: Binding, k: int) -> Fn:
@@ -579,10 +604,24 @@ class Evaluator:
                 ctx.numeric = True
             if hit[3] > ctx.magnitude:
                 ctx.magnitude = hit[3]
+            if hit[4]:
+                _used(hit[4])
             return hit[1]
-        with _Measure() as inner:
+        _INPUTS.append(set())
+        inner = Context()
+        _CONTEXTS.append(inner)
+        try:
             value = method(*args)
-        env._nodes[key] = (node, value, inner.numeric, inner.magnitude)
+        finally:
+            _CONTEXTS.pop()
+            deps = _INPUTS.pop()
+            _used(deps)
+        ctx = _CONTEXTS[-1]
+        if inner.numeric:
+            ctx.numeric = True
+        if inner.magnitude > ctx.magnitude:
+            ctx.magnitude = inner.magnitude
+        env._nodes[key] = (node, value, inner.numeric, inner.magnitude, frozenset(deps))
         return value
 
     def token(self, tok: Token):
@@ -827,6 +866,10 @@ class Evaluator:
         """``p -> X_p``: the symbol with the stabilizer set to p (``u_0``, ``J_0``)."""
         env = self.env
         fname = base + r"_{\varepsilon}"
+        entry = env.table.get(base)
+        if fname not in env.table and (entry is None or entry.family is None) and \
+                env._binding(fname, True) is None and env._binding(fname) is None:
+            return None
         if env.knows(fname):
             fn = env.value(fname)
             if isinstance(fn, Fn) and fn.family is not None:

@@ -78,11 +78,16 @@ def render_counts(data: dict) -> str:
                  f"{t['false'] + t['unchecked']} | {m['killed']} of {m['total']} |")
     with_formulas = sum(1 for c in data["pages"].values()
                         if any(c[s] for s in STATUSES))
+    from .symbols import SEEDS, regimes
+
     lines += [
         "",
         f"Strict pages: {t['strict_pages']} of the {with_formulas} pages with formulas. On "
         f"them, {m['killed']} of {m['total']} mutants fail ({kill_rate(t)}); the other "
         f"{m['equivalent']} are listed as equally true.",
+        "",
+        f"The {len(SEEDS)} regimes of the seeded inputs: " + "; ".join(
+            f"$d = {r['d']}$, $\\varepsilon = {r['eps']}$" for r in regimes()) + ".",
         "",
     ]
     return "\n".join(lines)
@@ -98,8 +103,8 @@ def page_report(audit, title: str | None = None) -> str:
                f"({c['display']} display and {c['inline']} inline formulas with a relation).")
     out.append("")
     out.append("Regenerate: `python tests/test_formulas.py --report DIR " + page + "`. "
-               "How to fix each kind: /work/briefs/FORMULAS-HOWTO.md (or the testing page's "
-               "section *Formulas*).")
+               "How to bind, define or list a formula: the testing page, section *Formulas*, "
+               "and `tests/formulas/policy.py`.")
     out.append("")
 
     def where(e):
@@ -108,14 +113,29 @@ def page_report(audit, title: str | None = None) -> str:
         return f"{cell}{', line ' + str(f.line) if f.line else ''}"
 
     false = [e for e in audit.entries if e.status == "false"]
+    bound = [e for e in false if not e.occurrence.verdict.generic]
+    generic = [e for e in false if e.occurrence.verdict.generic]
     out.append(f"## FALSE under the checker ({len(false)})")
     out.append("")
-    out.append("Each of these evaluated to false at a seeded record (or under the cell's "
-               "bindings). Either the formula is wrong, or it states a condition, or the cell "
-               "needs a binding the prose does not give (see the how-to).")
+    out.append("Each of these evaluated to false. Either the formula is wrong, or it states a "
+               "condition (list it), or it speaks of values the cell does not bind (bind them: "
+               "see the how-to).")
     out.append("")
-    for e in false:
+    out.append(f"### With every input given by the cell: look here first ({len(bound)})")
+    out.append("")
+    for e in bound:
         out.append(f"- {where(e)}: `{pages.normalize(e.formula.source)}`  ")
+        out.append(f"  {e.reason}")
+    out.append("")
+    out.append(f"### At seeded generic inputs ({len(generic)})")
+    out.append("")
+    out.append("The cell does not bind the inputs named in brackets, so the checker used "
+               "generic values: often a condition (`q = 0`), a value from another cell, or a "
+               "sentence about another record.")
+    out.append("")
+    for e in generic:
+        names = ", ".join(sorted(e.occurrence.verdict.generic))
+        out.append(f"- {where(e)}: `{pages.normalize(e.formula.source)}` [{names}]  ")
         out.append(f"  {e.reason}")
     out.append("")
     rest = [e for e in audit.entries if e.status == "unchecked"]

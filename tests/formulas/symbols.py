@@ -38,6 +38,11 @@ _T = {0: 0.8, 1: -1.9, 2: 3.1}
 _TAU = {0: 1e-3, 1: 0.02, 2: 0.3}
 _ETA = {0: 0.1, 1: 0.03, 2: 0.5}
 
+def regimes() -> list[dict]:
+    """The size and the stabilizer of each seed's generic record (the testing page shows them)."""
+    return [{"d": _DIMS[s], "eps": _EPS[s]} for s in SEEDS]
+
+
 FORMATS = {"float64": np.float64, "float32": np.float32, "float16": np.float16}
 
 
