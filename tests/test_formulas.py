@@ -365,10 +365,21 @@ def main(argv: list[str]) -> int:
                 if not killed and not listed:
                     print(f"  survives: {e.formula.key}\n      {label}: {text!r}")
     if args.write_counts:
-        data = report.results(audits_)
+        # the testing page includes the counts, so its own count depends on them: rewrite
+        # until the table describes the page that shows it
+        for _ in range(3):
+            data = report.results(audits_)
+            text = report.render_counts(data)
+            if COUNTS.exists() and COUNTS.read_text() == text:
+                break
+            COUNTS.write_text(text)
+            for page in audits_:
+                if COUNTS.name in (ROOT / page).read_text():
+                    audits_[page] = check.audit_page(page, policy)
+                    if audits_[page].strict:
+                        check.run_mutants(audits_[page], policy)
         RESULTS.parent.mkdir(exist_ok=True)
         RESULTS.write_text(report.dumps(data))
-        COUNTS.write_text(report.render_counts(data))
         print(f"wrote {COUNTS.relative_to(ROOT)} and {RESULTS.relative_to(ROOT)}")
     return 0
 
