@@ -124,6 +124,15 @@ def test_prose_bindings_hold_for_the_rest_of_the_cell():
     assert status(r"\varepsilon = \frac1d\sum_i z_i") == ["false"]
 
 
+def test_conditions_in_text():
+    """\\text{for } ...: an input bound for this formula only, or indices filtered."""
+    assert status(r"J = P/\sqrt\varepsilon \quad \text{for } z = (2, 2, 2)",
+                  r"J_{ij} = -(s^2 + v_iv_j)/(d\,s^3) \quad\text{for } i \ne j") == [
+        "checked", "checked"]
+    assert status(r"J = P/\sqrt\varepsilon") == ["false"]  # the condition did not leak
+    assert status(r"J_{ij} = -(s^2 + v_iv_j)/(d\,s^3) \quad\text{for } i = j") == ["false"]
+
+
 def test_local_definitions_must_be_used():
     """M = (2 1; 1 2) then ||M||_2 = 3; a definition no later formula uses is reported."""
     assert status(r"M = \begin{pmatrix}2&1\\1&2\end{pmatrix}", r"\lVert M\rVert_2 = 3") == [

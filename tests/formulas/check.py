@@ -82,6 +82,10 @@ def _items(item_list) -> list[Part]:
     for c in item_list.children:
         if isinstance(c, Tree) and c.data == "sep":
             continue
+        if isinstance(c, Tree) and c.data == "gap":
+            parts += [Part(text=str(t)) for t in c.children
+                      if isinstance(t, Token) and t.type == "TEXT"]
+            continue
         if isinstance(c, Token):
             if c.type == "TEXT":
                 parts.append(Part(text=str(c)))
@@ -229,7 +233,8 @@ def role(part: Part, env: Env) -> tuple[str, str | None, tuple | None]:
         if entry is not None:
             return ("definition", name, params) if entry.role == "definable" else (
                 "claim", None, None)
-        if env.knows(name) or env.knows(name.replace("'", "")):
+        if env.knows(name) or env.knows(name.replace("'", "")) or env.knows(
+                name + r"_{\varepsilon}"):  # \mathrm{LN}(z): the stabilizer left implicit
             return "claim", None, None
         if _is_new_name(name, first.children[0], env):
             return "definition", name, params
@@ -280,27 +285,26 @@ def check_elems(elems, envs: dict, condition=None) -> tuple[bool, str]:
 
 def _check_at(elems, env: Env, condition, scope) -> tuple[bool, str]:
     e = env.with_scope(**scope) if scope else env
-    if condition is not None:
-        cond_name = factor_name(condition[0]) if condition[1] == "=" else None
-        entry = e.entry(cond_name) if cond_name else None
+    if condition is not None and condition[1] == "=" and len(condition) == 3:
+        name = factor_name(condition[0])  # \text{for } z = (2, 2, 2): a binding for this part
+        entry = e.table.get(name) if name else None
         if entry is not None and entry.role == "input" and is_literal(condition[2]):
-            e = e.with_binding(Binding(cond_name, condition[2]))
+            e = bind_env(e, Binding(name, condition[2]))
             condition = None
     try:
-        if condition is not None:
-            held = compare_chain(Evaluator(e), None, condition)
-            if not all(ok for ok, _ in held):
-                return True, ""
         results = compare_chain(Evaluator(e), None, elems)
     except FreeIndexError as free:
         if free.letter in scope:
             raise UnsupportedError(f"index {free.letter} used inconsistently") from None
-        d = env.with_scope(**scope).d if scope else env.d
+        d = e.d
         for k in sorted({1, 2, d} & set(range(1, d + 1))):  # first, second, last
             ok, detail = _check_at(elems, env, condition, {**scope, free.letter: k})
             if not ok:
                 return False, f"{free.letter} = {k}: {detail}"
         return True, ""
+    if condition is not None:  # \text{for } i \ne j: only where the condition holds
+        if not all(ok for ok, _ in compare_chain(Evaluator(e), None, condition)):
+            return True, ""
     for ok, detail in results:
         if not ok:
             return False, detail
@@ -417,27 +421,26 @@ def classify(text: str, envs: dict, tree=None, known=None) -> Verdict:
     return verdict
 
 
-def _bind(envs: dict, binding: Binding, what: str) -> dict:
-    """Apply a binding at every seed, validating it (its value must be computable); a vector
-    input bound to a vector of n entries sets d = n unless the cell has fixed d."""
-    out = {}
-    first = envs[SEEDS[0]]
-    entry = first.entry(binding.name)
-    extra = None
-    if binding.params is None:
-        value = Evaluator(first).value(binding.node, keep_functions=True)
+def bind_env(env: Env, binding: Binding) -> Env:
+    """One environment with a binding: a vector input bound to a vector of n entries sets d = n
+    unless the cell has fixed d (and must agree with it then)."""
+    entry = env.table.get(binding.name)
+    if binding.params is None and entry is not None and entry.vector:
+        value = Evaluator(env).value(binding.node, keep_functions=True)
         arr = as_array(value) if not callable(getattr(value, "call", None)) else None
-        if entry is not None and entry.vector and arr is not None and kind(arr) == "vector":
+        if arr is not None and kind(arr) == "vector":
             n = len(arr)
-            if first.is_bound("d"):
-                if first.d != n:
-                    raise ShapeError(f"{binding.name} has {n} entries but d = {first.d}")
-            elif first.d != n or any(e.d != n for e in envs.values()):
-                extra = Binding("d", Token("NUMBER", str(n)), None, f"d = {n}")
-    for seed, env in envs.items():
-        if extra is not None:
-            env = env.with_binding(extra)
-        out[seed] = env.with_binding(binding)
+            if env.is_bound("d"):
+                if env.d != n:
+                    raise ShapeError(f"{binding.name} has {n} entries but d = {env.d}")
+            elif env.d != n:
+                env = env.with_binding(Binding("d", Token("NUMBER", str(n)), None, f"d = {n}"))
+    return env.with_binding(binding)
+
+
+def _bind(envs: dict, binding: Binding, what: str) -> dict:
+    """Apply a binding at every seed, validating it (its value must be computable)."""
+    out = {seed: bind_env(env, binding) for seed, env in envs.items()}
     if binding.params is None:
         for env in out.values():  # validate at every seed
             env.value(binding.name)

@@ -152,7 +152,25 @@ def page_report(audit, title: str | None = None) -> str:
             out.append(f"- {where(e)}: `{pages.normalize(e.formula.source)}`  ")
             out.append(f"  {e.reason}")
         out.append("")
+    values = [f for c in pages.page_cells(page) for f in c.items
+              if isinstance(f, pages.Formula) and not f.classified and _is_value(f.source)]
+    out.append(f"## Values in the prose, outside the checker ({len(values)})")
+    out.append("")
+    out.append("Inline formulas without a relation that are more than a symbol: the words say "
+               "what each is the value of, so nothing checks it. Where the sentence states an "
+               "identity or a bound, writing it as a relation (`$L = \\varepsilon^{-1/2}$`) "
+               "lets the checker see it.")
+    out.append("")
+    for f in values:
+        out.append(f"- cell {f.cell}: `{pages.normalize(f.source)}`")
+    out.append("")
     return "\n".join(out)
+
+
+def _is_value(text: str) -> bool:
+    """More than a symbol: a number with an operator, a power, a fraction, a root."""
+    import re
+    return bool(re.search(r"\\frac|\\sqrt|\^\{?-?\d|/|\d\s*[-+*]|\\cdot", text))
 
 
 def _reason_kind(reason: str) -> str:
