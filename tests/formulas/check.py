@@ -603,7 +603,7 @@ def check_page(page: str, listed=None, path=None,
     listed = listed or {}
     occurrences = []
     problems = []
-    for cell in pages_mod.page_cells(page, path=path):
+    for cell in pages_mod.page_cells(page, path=path, only=cells):
         if cells is not None and cell.index not in cells:
             continue
         envs = fresh_envs()
@@ -635,9 +635,12 @@ def run_mutants(audit: PageAudit, policy) -> list:
     equivalent = policy.EQUIVALENT.get(audit.page, {})
     equivalent = {pages_mod.normalize(k): v for k, v in equivalent.items()}
     out = []
+    done = set()
     for entry in audit.entries:
-        if entry.status != "checked":
+        # one context per formula text: a formula repeated on the page is mutated once
+        if entry.status != "checked" or entry.formula.text in done:
             continue
+        done.add(entry.formula.text)
         text = entry.formula.text
         listed = equivalent.get(entry.formula.key, {})
         held = entry.occurrence.verdict.verified

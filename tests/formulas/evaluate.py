@@ -79,7 +79,9 @@ class Fn:
     without parentheses (``\\operatorname{tr} P``, ``\\log_2 768``); ``family`` makes a
     subscripted version (``u_0``, ``J_{\\varepsilon/\\alpha^2}``)."""
 
-    def __init__(self, name, call, default=None, prefix=False, family=None, derivative=None):
+    def __init__(self, name, call, default=None, prefix=False, family=None, derivative=None,
+                 arity=1):
+        self.arity = arity  # a tuple argument is one vector unless the function takes several
         self.name = name
         self.call = call
         self.default = default
@@ -164,22 +166,14 @@ class Binding:
     text: str = ""
 
 
-# the inputs an evaluation took from the seeded generic values (see check.classify): a stack,
-# one set per computation under way, so that a cached value brings its own inputs along
-_INPUTS: list = [set()]
-
-
 def generic_inputs() -> set:
-    return _INPUTS[0]
+    """The inputs the evaluation took at seeded generic values (see check.classify)."""
+    return _CONTEXTS[0].inputs
 
 
 def reset_generic_inputs():
-    del _INPUTS[1:]
-    _INPUTS[0].clear()
-
-
-def _used(names):
-    _INPUTS[-1].update(names)
+    del _CONTEXTS[1:]
+    _CONTEXTS[0] = Context()
 
 
 class Env:
@@ -279,18 +273,22 @@ class Env:
             return self.overrides[name]
         k = self._binding(name)
         if k is None and name in self.table and self.table[name].role == "input":
-            _INPUTS[-1].add(name)  # a seeded generic value, not one the text gave
+            _CONTEXTS[-1].inputs.add(name)  # a seeded generic value, not one the text gave
         # a table symbol does not depend on the bound variables; a binding may (w_i = ...)
         key = (name, self._scope_key if self.scope and (
             k is not None or self._binding(name, True) is not None) else ())
         if key[1] is not None and key in self._memo:
-            value, deps = self._memo[key]
-            _used(deps)
+            value, numeric, deps = self._memo[key]
+            ctx = _CONTEXTS[-1]
+            ctx.inputs.update(deps)
+            if numeric:
+                ctx.numeric = True
             return value
         if name in self._active:
             raise UnknownSymbolError(f"{name} is defined in terms of itself")
         self._active.add(name)
-        _INPUTS.append(set())
+        inner = Context()
+        _CONTEXTS.append(inner)
         try:
             if k is not None:
                 value = Evaluator(self.upto(k)).value(self.bindings[k].node, keep_functions=True)
@@ -316,10 +314,13 @@ class Env:
                     raise UnknownSymbolError(f"unknown symbol {name}")
         finally:
             self._active.discard(name)
-            deps = _INPUTS.pop()
-            _used(deps)
+            _CONTEXTS.pop()
+            outer = _CONTEXTS[-1]
+            outer.inputs.update(inner.inputs)
+            if inner.numeric:
+                outer.numeric = True
         if key[1] is not None:
-            self._memo[key] = (value, frozenset(deps))
+            self._memo[key] = (value, inner.numeric, frozenset(inner.inputs))
         return value
 
     def _function(self, binding: Binding, k: int) -> Fn:
@@ -331,7 +332,7 @@ class Env:
             inner = env.with_scope(**dict(zip(binding.params, args)))
             return Evaluator(inner).value(binding.node)
 
-        return Fn(binding.name, call)
+        return Fn(binding.name, call, arity=len(binding.params))
 
     @property
     def d(self) -> int:
@@ -501,9 +502,12 @@ class Context:
     (the equality tolerance widens to 1e-6) and the largest magnitude met (the scale of the
     absolute tolerance)."""
 
+    __slots__ = ("numeric", "magnitude", "inputs")
+
     def __init__(self):
         self.numeric = False
         self.magnitude = 0.0
+        self.inputs = set()
 
     def track(self, x):
         try:
@@ -545,6 +549,7 @@ class _Measure:
         outer = _CONTEXTS[-1]
         outer.numeric = outer.numeric or self.ctx.numeric
         outer.magnitude = max(outer.magnitude, self.ctx.magnitude)
+        outer.inputs.update(self.ctx.inputs)
         return False
 
 
@@ -583,10 +588,10 @@ class Evaluator:
     def eval(self, node):
         if isinstance(node, Token):
             return self.token(node)
-        method = getattr(self, "r_" + node.data, None)
+        method = _DISPATCH.get(node.data)
         if method is None:
             raise UnsupportedError(f"construct {node.data}")
-        return self._cached(node, None, method, node)
+        return self._cached(node, None, method, self, node)
 
     def _cached(self, node, flag, method, *args):
         """The value of a node in this environment, computed once: a mutant shares every
@@ -605,23 +610,21 @@ class Evaluator:
             if hit[3] > ctx.magnitude:
                 ctx.magnitude = hit[3]
             if hit[4]:
-                _used(hit[4])
+                ctx.inputs.update(hit[4])
             return hit[1]
-        _INPUTS.append(set())
         inner = Context()
         _CONTEXTS.append(inner)
         try:
             value = method(*args)
         finally:
             _CONTEXTS.pop()
-            deps = _INPUTS.pop()
-            _used(deps)
-        ctx = _CONTEXTS[-1]
-        if inner.numeric:
-            ctx.numeric = True
-        if inner.magnitude > ctx.magnitude:
-            ctx.magnitude = inner.magnitude
-        env._nodes[key] = (node, value, inner.numeric, inner.magnitude, frozenset(deps))
+            ctx = _CONTEXTS[-1]
+            if inner.numeric:
+                ctx.numeric = True
+            if inner.magnitude > ctx.magnitude:
+                ctx.magnitude = inner.magnitude
+            ctx.inputs.update(inner.inputs)
+        env._nodes[key] = (node, value, inner.numeric, inner.magnitude, frozenset(inner.inputs))
         return value
 
     def token(self, tok: Token):
@@ -1056,8 +1059,8 @@ class Evaluator:
                 else:
                     values.append(fn)
                 continue
-            v = self._cached(f, follows_group, self.r_factor, f, follows_group) if isinstance(
-                f, Tree) and f.data == "factor" else self.eval(f)
+            v = self._cached(f, follows_group, Evaluator.r_factor, self, f, follows_group) \
+                if isinstance(f, Tree) and f.data == "factor" else self.eval(f)
             if isinstance(v, Fn) and nxt is not None and (follows_group or v.prefix):
                 values.append(self.apply(v, nxt))
                 k += 2
@@ -1073,7 +1076,7 @@ class Evaluator:
         if fn.prefix or not (isinstance(arg_factor, Tree) and arg_factor.data == "factor"):
             return fn.call(self.eval(arg_factor))
         atom, posts = arg_factor.children[0], arg_factor.children[1:]
-        if isinstance(atom, Tree) and atom.data == "tuple":
+        if isinstance(atom, Tree) and atom.data == "tuple" and fn.arity > 1:
             args = [self.need(c) for c in atom.children[1:-1:2]]
         else:
             args = [self.eval(atom.children[1] if atom.data == "group" else atom)]
@@ -1329,6 +1332,10 @@ class Evaluator:
             def family(p):
                 return self.differentiate_fn(fn.family(p), 1, jacobian)
         return Fn(fn.name + "'", call, default=default, family=family)
+
+
+_DISPATCH = {name[2:]: getattr(Evaluator, name) for name in dir(Evaluator)
+             if name.startswith("r_")}
 
 
 # --------------------------------------------------------------------------------------------

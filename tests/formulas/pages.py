@@ -13,8 +13,9 @@ its cell, and an inline formula that ends in a relation and is followed by a glu
 
 from __future__ import annotations
 
+import ast
 import functools
-import importlib
+import hashlib
 import inspect
 import json
 import pathlib
@@ -263,21 +264,16 @@ def _docstring_formulas(cell: Cell, doc: str):
 
 
 def _api_cells(page: str, text: str) -> list[Cell]:
-    """The docstrings the API page shows, one cell per documented object."""
+    """The docstrings the API page shows, one cell per documented object, read from the
+    source (``ast``), so that checking them imports nothing (not matplotlib)."""
     cells = []
     for m in _AUTODOC.finditer(text):
         what, target, options = m.group(1), m.group(2), m.group(3)
-        module_name, _, attr = target.rpartition(".")
-        if what == "module":
-            module_name, attr = target, None
-        obj = importlib.import_module(module_name)
-        if attr:
-            obj = getattr(obj, attr)
-        docs = [(target, inspect.getdoc(obj) or "")]
+        docs = [(target, _docstring(target, module=what == "module"))]
         members = re.search(r":members:\s*(.*)", options)
         if what == "class" and members:
             for name in (n.strip() for n in members.group(1).split(",") if n.strip()):
-                docs.append((f"{target}.{name}", inspect.getdoc(getattr(obj, name)) or ""))
+                docs.append((f"{target}.{name}", _docstring(f"{target}.{name}")))
         for name, doc in docs:
             cell = Cell(page, len(cells), name, doc)
             _docstring_formulas(cell, doc)
@@ -285,16 +281,90 @@ def _api_cells(page: str, text: str) -> list[Cell]:
     return cells
 
 
-def page_cells(page: str, path=None) -> list[Cell]:
+@functools.cache
+def _module_ast(module: str):
+    """The syntax tree of a module of the repository (``lnbook.fp`` -> lnbook/fp.py)."""
+    base = ROOT.joinpath(*module.split("."))
+    for path in (base.with_suffix(".py"), base / "__init__.py"):
+        if path.exists():
+            return ast.parse(path.read_text())
+    raise ModuleNotFoundError(module)
+
+
+def _docstring(target: str, module: bool = False) -> str:
+    """The docstring autodoc shows for ``target`` (a module, a function, a class or a
+    member), following ``from .x import name`` re-exports."""
+    if module:
+        return inspect.cleandoc(ast.get_docstring(_module_ast(target), clean=False) or "")
+    parts = target.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        try:
+            tree = _module_ast(".".join(parts[:cut]))
+        except ModuleNotFoundError:
+            continue
+        return _find_doc(".".join(parts[:cut]), tree, parts[cut:])
+    raise LookupError(f"cannot find {target}")
+
+
+def _find_doc(module: str, tree, names: list[str]) -> str:
+    name, rest = names[0], names[1:]
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and \
+                node.name == name:
+            if rest:
+                return _find_doc(module, node, rest)
+            return inspect.cleandoc(ast.get_docstring(node, clean=False) or "")
+        if isinstance(node, ast.ImportFrom) and node.level == 1 and any(
+                (a.asname or a.name) == name for a in node.names):
+            alias = next(a for a in node.names if (a.asname or a.name) == name)
+            package = module if _is_package(module) else module.rpartition(".")[0]
+            source = f"{package}.{node.module}" if node.module else package
+            return _find_doc(source, _module_ast(source), [alias.name] + rest)
+    raise LookupError(f"{name} is not defined in {module}")
+
+
+def _is_package(module: str) -> bool:
+    return ROOT.joinpath(*module.split("."), "__init__.py").exists()
+
+
+def _inputs(page: str, path: pathlib.Path) -> list[pathlib.Path]:
+    """The files a page's cells are made of: the page, what it includes, and for the API page
+    the sources of the docstrings it shows."""
+    out = [path]
+    if path.suffix == ".md":
+        text = path.read_text()
+        out += [(path.parent / m).resolve() for m in
+                re.findall(r"^```\{include\}\s*(\S+)", text, re.M)]
+        if _AUTODOC.search(text):
+            out += sorted((ROOT / "lnbook").rglob("*.py"))
+    return out
+
+
+def page_cells(page: str, path=None, only=None) -> list[Cell]:
     """The cells of a page, each with its formulas and comment lines in reading order
-    (``path``: read this file instead, e.g. an edited copy)."""
+    (``path``: read this file instead, e.g. an edited copy; ``only``: read just these cells of
+    a notebook, by index). Cached on disk (cache.py)."""
+    from . import cache
+
     path = pathlib.Path(path) if path is not None else ROOT / page
+    if only is not None and path.suffix == ".ipynb":
+        return _read_cells(page, path, only)
+    key = cache.key_of(*_inputs(page, path)) + page
+    name = "page-" + hashlib.sha256(f"{page}:{path}".encode()).hexdigest()[:16]
+    cells = cache.load(name, key)
+    if cells is None:
+        cells = _read_cells(page, path)
+        cache.store(name, key, cells)
+    return cells
+
+
+def _read_cells(page: str, path: pathlib.Path, only=None) -> list[Cell]:
     if path.suffix == ".ipynb":
         nb = json.loads(path.read_text())  # nbformat 4 (its validation is the notebook tests')
         glue = _glue_values(nb)
         cells = []
         for i, c in enumerate(nb["cells"]):
-            if c["cell_type"] != "markdown":
+            if c["cell_type"] != "markdown" or only is not None and i not in only:
                 continue
             source = _text(c["source"])
             cell = Cell(page, i, c.get("id"), source)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import functools
 import pathlib
 import re
@@ -39,8 +40,11 @@ class _AbsBars:
             yield token
 
 
-PARSER = Lark(GRAMMAR.read_text(), parser="lalr", lexer="contextual", postlex=_AbsBars(),
-              maybe_placeholders=False)
+@functools.cache
+def parser() -> Lark:
+    """The LALR parser (cache=True: lark keeps its tables in the temporary directory)."""
+    return Lark(GRAMMAR.read_text(), parser="lalr", lexer="contextual", postlex=_AbsBars(),
+                maybe_placeholders=False, cache=True)
 
 
 class FormulaSyntaxError(ValueError):
@@ -58,20 +62,55 @@ def _plain(tree: Tree) -> Tree:
     return tree
 
 
+# parse trees of earlier runs (cache.py), and those of this run, saved when it ends
+_EARLIER: dict | None = None
+_THIS_RUN: dict = {}
+
+
+def _earlier() -> dict:
+    global _EARLIER
+    if _EARLIER is None:
+        from . import cache
+
+        _EARLIER = cache.load("trees", cache.code_key()) or {}
+        atexit.register(_save)
+    return _EARLIER
+
+
+def _save():
+    from . import cache
+
+    if set(_THIS_RUN) != set(_EARLIER or ()):
+        cache.store("trees", cache.code_key(), _THIS_RUN)
+
+
 @functools.cache
 def parse(text: str) -> Tree:
-    """The parse tree of one formula (raises FormulaSyntaxError with a reason); cached per text."""
-    try:
-        return _plain(PARSER.parse(text))
-    except UnexpectedInput as error:
-        pos = getattr(error, "pos_in_stream", None)
-        if pos is None and getattr(error, "token", None) is not None:
-            pos = getattr(error.token, "start_pos", None)
-        rest = text[pos:] if pos is not None else ""
-        command = re.match(r"\\[A-Za-z]+|\\.|.", rest.lstrip(), re.S)
-        what = command.group(0) if command else "the end"
-        if isinstance(error, UnexpectedCharacters):
-            raise FormulaSyntaxError(f"unsupported construct {what!r}") from None
-        raise FormulaSyntaxError(f"cannot parse at {rest[:25]!r}") from None
-    except LarkError as error:  # pragma: no cover - lark's own failures
-        raise FormulaSyntaxError(f"parser error: {error}") from None
+    """The parse tree of one formula (raises FormulaSyntaxError with a reason); cached per text,
+    in memory and on disk."""
+    hit = _earlier().get(text)
+    if hit is None:
+        try:
+            hit = _plain(parser().parse(text))
+        except FormulaSyntaxError as error:
+            hit = error.reason
+        except UnexpectedInput as error:
+            hit = _reason(text, error)
+        except LarkError as error:  # pragma: no cover - lark's own failures
+            hit = f"parser error: {error}"
+    _THIS_RUN[text] = hit
+    if isinstance(hit, str):
+        raise FormulaSyntaxError(hit)
+    return hit
+
+
+def _reason(text: str, error: UnexpectedInput) -> str:
+    pos = getattr(error, "pos_in_stream", None)
+    if pos is None and getattr(error, "token", None) is not None:
+        pos = getattr(error.token, "start_pos", None)
+    rest = text[pos:] if pos is not None else ""
+    command = re.match(r"\\[A-Za-z]+|\\.|.", rest.lstrip(), re.S)
+    what = command.group(0) if command else "the end"
+    if isinstance(error, UnexpectedCharacters):
+        return f"unsupported construct {what!r}"
+    return f"cannot parse at {rest[:25]!r}"
