@@ -56,9 +56,14 @@ def _tokens(node):
             yield from _tokens(c)
 
 
+def _end(tok: Token) -> int:
+    # the token's text is exactly what it matched (end_pos does not survive pickling)
+    return tok.start_pos + len(str(tok))
+
+
 def _span(node):
     toks = list(_tokens(node))
-    return toks[0].start_pos, toks[-1].end_pos
+    return toks[0].start_pos, _end(toks[-1])
 
 
 def _bump(tok: Token) -> str:
@@ -107,16 +112,16 @@ def mutants(text: str) -> list[tuple[str, str, Tree]]:
             new = Tree("sub" if flip == "-" else "add", [
                 sub.children[0], Token("MINUS" if flip == "-" else "PLUS", flip),
                 sub.children[2]])
-            edits.append((op.start_pos, op.end_pos, flip, f"sign {op} -> {flip}", sub, new))
+            edits.append((op.start_pos, _end(op), flip, f"sign {op} -> {flip}", sub, new))
         elif sub.data == "neg":
             op = sub.children[0]
-            edits.append((op.start_pos, op.end_pos, "", "sign - dropped", sub,
+            edits.append((op.start_pos, _end(op), "", "sign - dropped", sub,
                           sub.children[1]))
         elif sub.data == "sub_script":
             for tok in _tokens(sub.children[1]):
                 if tok.type == "LETTER" and str(tok) in INDEX_SWAP:
                     new = INDEX_SWAP[str(tok)]
-                    edits.append((tok.start_pos, tok.end_pos, new, f"subscript {tok} -> {new}",
+                    edits.append((tok.start_pos, _end(tok), new, f"subscript {tok} -> {new}",
                                   tok, Token("LETTER", new)))
         elif sub.data == "factor":
             edit = _swap(sub)
@@ -125,7 +130,7 @@ def mutants(text: str) -> list[tuple[str, str, Tree]]:
     for tok in _tokens(tree):
         if tok.type in ("NUMBER", "DIGIT"):
             new = _bump(tok)
-            edits.append((tok.start_pos, tok.end_pos, new, f"number {tok} -> {new}", tok,
+            edits.append((tok.start_pos, _end(tok), new, f"number {tok} -> {new}", tok,
                           Token(tok.type, new)))
     out = []
     seen = set()
