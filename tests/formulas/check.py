@@ -27,6 +27,7 @@ from .evaluate import (
     FreeIndexError,
     ShapeError,
     UnsupportedError,
+    _Measure,
     _rel,
     as_array,
     compare_chain,
@@ -277,9 +278,12 @@ class Verdict:
 def check_elems(elems, envs: dict, condition=None) -> tuple[bool, str]:
     """Every relation of a chain, at every seed, for every value of a free index."""
     for seed, env in envs.items():
-        ok, detail = _check_at(elems, env, condition, {})
+        with _Measure() as ctx:
+            ok, detail = _check_at(elems, env, condition, {})
         if not ok:
             return False, f"seed {seed}: {detail}"
+        if not ctx.inputs:  # no seeded input involved: every seed gives the same answer
+            break
     return True, ""
 
 

@@ -272,7 +272,8 @@ class Env:
         if name in self.overrides:
             return self.overrides[name]
         k = self._binding(name)
-        if k is None and name in self.table and self.table[name].role == "input":
+        if k is None and (name in self.table and self.table[name].role == "input" or
+                          self._primed(name) is not None):
             _CONTEXTS[-1].inputs.add(name)  # a seeded generic value, not one the text gave
         # a table symbol does not depend on the bound variables; a binding may (w_i = ...)
         key = (name, self._scope_key if self.scope and (
