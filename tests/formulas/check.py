@@ -430,7 +430,9 @@ def bind_env(env: Env, binding: Binding) -> Env:
     unless the cell has fixed d (and must agree with it then)."""
     entry = env.table.get(binding.name)
     if binding.params is None and entry is not None and entry.vector:
-        value = Evaluator(env).value(binding.node, keep_functions=True)
+        value = _literal_value(binding.node) if is_literal(binding.node) else None
+        if value is None:
+            value = Evaluator(env).value(binding.node, keep_functions=True)
         arr = as_array(value) if not callable(getattr(value, "call", None)) else None
         if arr is not None and kind(arr) == "vector":
             n = len(arr)
@@ -442,11 +444,27 @@ def bind_env(env: Env, binding: Binding) -> Env:
     return env.with_binding(binding)
 
 
+_LITERALS: dict = {}
+
+
+def _literal_value(node):
+    """The value of a literal (the same in every environment), computed once."""
+    hit = _LITERALS.get(id(node))
+    if hit is None or hit[0] is not node:
+        try:
+            hit = (node, Evaluator(_base_envs()[0][1]).value(node))
+        except EvalError:
+            return None
+        _LITERALS[id(node)] = hit
+    return hit[1]
+
+
 def _bind(envs: dict, binding: Binding, what: str) -> dict:
     """Apply a binding at every seed, validating it (its value must be computable)."""
     out = {seed: bind_env(env, binding) for seed, env in envs.items()}
     if binding.params is None:
-        for env in out.values():  # validate at every seed
+        # validate at every seed (a literal has no symbols: one seed is every seed)
+        for env in (list(out.values())[:1] if is_literal(binding.node) else out.values()):
             env.value(binding.name)
     else:
         _validate_function(out[SEEDS[0]], binding)
@@ -486,9 +504,16 @@ def comment_bindings(text: str, envs: dict) -> tuple[dict, list[str]]:
     return envs, problems
 
 
-def fresh_envs() -> dict:
+@functools.cache
+def _base_envs() -> tuple:
     t = table()
-    return {seed: Env(t, seed) for seed in SEEDS}
+    return tuple((seed, Env(t, seed)) for seed in SEEDS)
+
+
+def fresh_envs() -> dict:
+    """The environments of a cell before any binding: the same objects for every cell, so
+    that the symbols at the generic inputs are computed once (bindings make new ones)."""
+    return dict(_base_envs())
 
 
 # --------------------------------------------------------------------------------------------
