@@ -265,20 +265,58 @@ def _docstring_formulas(cell: Cell, doc: str):
 
 def _api_cells(page: str, text: str) -> list[Cell]:
     """The docstrings the API page shows, one cell per documented object, read from the
-    source (``ast``), so that checking them imports nothing (not matplotlib)."""
+    source (``ast``), so that checking them imports nothing (not matplotlib). An
+    ``automodule`` with ``:members:`` shows the module's docstring and every name of its
+    ``__all__`` (a class with its public members), less ``:exclude-members:``."""
     cells = []
     for m in _AUTODOC.finditer(text):
         what, target, options = m.group(1), m.group(2), m.group(3)
         docs = [(target, _docstring(target, module=what == "module"))]
-        members = re.search(r":members:\s*(.*)", options)
-        if what == "class" and members:
-            for name in (n.strip() for n in members.group(1).split(",") if n.strip()):
+        members = re.search(r":members:[ \t]*(.*)", options)
+        ex = re.search(r":exclude-members:[ \t]*(.*)", options)
+        excluded = set(re.findall(r"[\w.]+", ex.group(1))) if ex else set()
+        names = [n.strip() for n in members.group(1).split(",") if n.strip()] if members \
+            else []
+        if what == "module" and members and not names:
+            for name in _all_of(target):
+                if name in excluded:
+                    continue
+                docs.append((f"{target}.{name}", _docstring(f"{target}.{name}")))
+                docs += [(f"{target}.{name}.{member}", doc)
+                         for member, doc in _class_members(f"{target}.{name}", excluded)]
+        elif what == "class":
+            members_of = dict(_class_members(target, excluded))
+            for name in names or list(members_of):
                 docs.append((f"{target}.{name}", _docstring(f"{target}.{name}")))
         for name, doc in docs:
             cell = Cell(page, len(cells), name, doc)
             _docstring_formulas(cell, doc)
             cells.append(cell)
     return cells
+
+
+def _all_of(module: str) -> list[str]:
+    """A module's ``__all__``, as its source writes it."""
+    for node in _module_ast(module).body:
+        if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+            return [e.value for e in node.value.elts if isinstance(e, ast.Constant)]
+    raise LookupError(f"{module} has no __all__")
+
+
+def _class_members(target: str, excluded: set) -> list[tuple[str, str]]:
+    """The public methods and properties of a class defined in the repository (a name that
+    is not a class has none), with their docstrings."""
+    try:
+        node = _definition(target)
+    except LookupError:
+        return []
+    if not isinstance(node, ast.ClassDef):
+        return []
+    return [(n.name, inspect.cleandoc(ast.get_docstring(n, clean=False) or ""))
+            for n in node.body
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and
+            not n.name.startswith("_") and n.name not in excluded]
 
 
 @functools.cache
@@ -296,30 +334,51 @@ def _docstring(target: str, module: bool = False) -> str:
     member), following ``from .x import name`` re-exports."""
     if module:
         return inspect.cleandoc(ast.get_docstring(_module_ast(target), clean=False) or "")
+    node = _definition(target)
+    if isinstance(node, str):  # data: the string literal after its assignment, if any
+        return inspect.cleandoc(node)
+    return inspect.cleandoc(ast.get_docstring(node, clean=False) or "")
+
+
+def _definition(target: str):
+    """The ast node that defines ``target`` (a def, a class, or a submodule)."""
     parts = target.split(".")
     for cut in range(len(parts) - 1, 0, -1):
         try:
             tree = _module_ast(".".join(parts[:cut]))
         except ModuleNotFoundError:
             continue
-        return _find_doc(".".join(parts[:cut]), tree, parts[cut:])
+        return _find(".".join(parts[:cut]), tree, parts[cut:])
     raise LookupError(f"cannot find {target}")
 
 
-def _find_doc(module: str, tree, names: list[str]) -> str:
+def _find(module: str, tree, names: list[str]):
     name, rest = names[0], names[1:]
-    for node in tree.body:
+    for k, node in enumerate(tree.body):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and \
                 node.name == name:
-            if rest:
-                return _find_doc(module, node, rest)
-            return inspect.cleandoc(ast.get_docstring(node, clean=False) or "")
+            return _find(module, node, rest) if rest else node
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if \
+            isinstance(node, ast.AnnAssign) else []
+        if not rest and any(isinstance(t, ast.Name) and t.id == name for t in targets):
+            after = tree.body[k + 1] if k + 1 < len(tree.body) else None
+            if isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant) and \
+                    isinstance(after.value.value, str):
+                return after.value.value
+            return ""
         if isinstance(node, ast.ImportFrom) and node.level == 1 and any(
                 (a.asname or a.name) == name for a in node.names):
             alias = next(a for a in node.names if (a.asname or a.name) == name)
             package = module if _is_package(module) else module.rpartition(".")[0]
             source = f"{package}.{node.module}" if node.module else package
-            return _find_doc(source, _module_ast(source), [alias.name] + rest)
+            try:
+                return _find(source, _module_ast(source), [alias.name] + rest)
+            except LookupError:
+                if node.module is None:  # from . import fp: a submodule
+                    sub = f"{package}.{alias.name}"
+                    tree = _module_ast(sub)
+                    return _find(sub, tree, rest) if rest else tree
+                raise
     raise LookupError(f"{name} is not defined in {module}")
 
 
