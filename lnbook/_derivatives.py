@@ -338,9 +338,8 @@ def central_difference_jacobian(
 
     Notes
     -----
-    .. math:: J_{ij} \approx \frac{f_i(z + \tau e_j) - f_i(z - \tau e_j)}{2\tau}
-
-    The error is :math:`O(\tau^2)` from truncation plus :math:`O(\rho/\tau)` from rounding.
+    Column ``j`` is ``(f(z + tau e_j) - f(z - tau e_j)) / (2 tau)``; its error is of order
+    ``tau**2`` from truncation plus ``rho / tau`` from rounding.
     Every chapter that derives a Jacobian checks it with this witness, from :ref:`ch-jacobian`
     on.
 

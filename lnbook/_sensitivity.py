@@ -152,10 +152,8 @@ def amplification(z: ArrayLike, delta: ArrayLike, *, eps: float = EPS) -> np.nda
 
     Notes
     -----
-    .. math:: \frac{\lVert u_\varepsilon(z + \delta) - u_\varepsilon(z)\rVert_2}
-              {\lVert \delta\rVert_2} \le \varepsilon^{-1/2}
-
-    The finite counterpart of :func:`operator_norm`; see :ref:`ch-sensitivity`.
+    The ratio is never above ``eps**-0.5`` (:func:`lipschitz_bound`), the largest
+    :func:`operator_norm`: it is its finite counterpart. See :ref:`ch-sensitivity`.
 
     Examples
     --------

@@ -87,8 +87,8 @@ def records_with_variance(q: ArrayLike, d: int) -> np.ndarray:
 
     Notes
     -----
-    The record :math:`c\,(-1, 1, 0, \dots, 0)` has mean 0 and variance :math:`2c^2/d`, so
-    :math:`c = \sqrt{qd/2}`. The figures of :ref:`ch-epsilon` and :ref:`ch-jacobian` sweep
+    The record ``c (-1, 1, 0, ..., 0)`` has mean 0 and variance ``2 c**2 / d``, so
+    ``c = sqrt(q d / 2)``. The figures of :ref:`ch-epsilon` and :ref:`ch-jacobian` sweep
     ``q`` with these records.
 
     Examples
@@ -124,8 +124,8 @@ def decade_ticks(lo: float, hi: float, *, max_ticks: int = 6, zero: bool = False
     Returns
     -------
     ndarray
-        :math:`10^{k_0}, 10^{k_0 + s}, \dots` up to :math:`10^{\lceil\log_{10} hi\rceil}`,
-        preceded by 0 with ``zero``.
+        ``10**k0``, ``10**(k0 + s)``, ... up to ``10**ceil(log10(hi))``, preceded by 0 with
+        ``zero``.
 
     Raises
     ------
@@ -137,11 +137,10 @@ def decade_ticks(lo: float, hi: float, *, max_ticks: int = 6, zero: bool = False
 
     Notes
     -----
-    With :math:`k_0 = \lfloor\log_{10} lo\rfloor`, :math:`k_1 = \lceil\log_{10} hi\rceil` and
-    ``slots`` ticks for the powers, the step is the smallest :math:`s` with
-    :math:`\lfloor (k_1 - k_0)/s \rfloor + 1 \le` ``slots``, in closed form
-    :math:`s = \lfloor (k_1 - k_0)/\text{slots} \rfloor + 1`. Used by
-    :func:`offset_error_data` (:ref:`ch-floating-point`).
+    With ``k0 = floor(log10(lo))``, ``k1 = ceil(log10(hi))`` and ``slots`` ticks for the
+    powers, the step is the smallest ``s`` with ``(k1 - k0) // s + 1 <= slots``, in closed
+    form ``s = (k1 - k0) // slots + 1``. Used by :func:`offset_error_data`
+    (:ref:`ch-floating-point`).
 
     Examples
     --------
@@ -191,8 +190,10 @@ def response_data(*, eps_values: Sequence[float] = EPS_VALUES, t: ArrayLike | No
 
     Notes
     -----
-    .. math:: h_\varepsilon(t) = \frac{t}{\sqrt{2t^2/3 + \varepsilon}}
-              \to \pm\sqrt{3/2}, \qquad h'_\varepsilon(0) = \varepsilon^{-1/2}
+    .. math:: h_\varepsilon(t) = \frac{t}{\sqrt{2t^2/3 + \varepsilon}}, \qquad
+                  h'_\varepsilon(0) = \varepsilon^{-1/2}
+
+        and ``h`` tends to ``±sqrt(3/2)`` as ``t`` goes to ``±inf``.
 
     Drawn by :func:`lnbook.plotting.plot_response`; see :ref:`ch-epsilon`.
 
@@ -291,7 +292,9 @@ def jacobian_eigenvalues_data(*, eps: float = 0.1, d: int = 4) -> dict:
     Notes
     -----
     .. math:: \lambda_{\mathrm{tan}} = (q+\varepsilon)^{-1/2}, \qquad
-              \lambda_{\mathrm{rad}} = \frac{\varepsilon}{(q+\varepsilon)^{3/2}}, \qquad 0
+                  \lambda_{\mathrm{rad}} = \frac{\varepsilon}{(q+\varepsilon)^{3/2}}
+
+        and 0 on ``1``.
 
     Drawn by :func:`lnbook.plotting.plot_jacobian_eigenvalues`; see :ref:`ch-jacobian`.
 
@@ -337,8 +340,8 @@ def operator_norm_data(*, eps: float = 0.1, dims: Sequence[int] = (2, 3)) -> dic
 
     Notes
     -----
-    .. math:: \lVert J \rVert_2 = \varepsilon/(q+\varepsilon)^{3/2} \ (d = 2), \qquad
-              (q+\varepsilon)^{-1/2} \ (d \ge 3), \qquad \le \varepsilon^{-1/2}
+    The closed form of :func:`lnbook.operator_norm`: the radial eigenvalue for ``d = 2``, the
+        tangential one for ``d >= 3``, never above ``eps**-0.5``.
 
     Drawn by :func:`lnbook.plotting.plot_operator_norm`; see :ref:`ch-sensitivity`.
 
@@ -383,10 +386,9 @@ def amplification_data(*, z: ArrayLike = (7.0, 7.0), delta: ArrayLike = (1e-3, -
 
     Notes
     -----
-    .. math:: \frac{\lVert u_\varepsilon(z+\delta) - u_\varepsilon(z)\rVert_2}
-              {\lVert\delta\rVert_2} \le \varepsilon^{-1/2}
-
-    Drawn by :func:`lnbook.plotting.plot_amplification`; see :ref:`ch-sensitivity`.
+    The ratio, the finite counterpart of :func:`lnbook.operator_norm`, is never above
+    ``eps**-0.5`` (:func:`lnbook.lipschitz_bound`). Drawn by
+    :func:`lnbook.plotting.plot_amplification`; see :ref:`ch-sensitivity`.
 
     Examples
     --------
@@ -431,7 +433,9 @@ def shift_geometry_data(*, z: ArrayLike = (2.0, 0.5),
 
     Notes
     -----
-    .. math:: P(z + c\mathbf 1) = Pz = z - \mu\mathbf 1
+    .. math:: Pz = z - \mu\mathbf 1
+
+    and ``P(z + c 1) = P z`` for every shift ``c``.
 
     Drawn by :func:`lnbook.plotting.plot_shift_geometry`; see :ref:`ch-shift`.
 
@@ -462,7 +466,7 @@ def weighted_projection_data(*, a: ArrayLike = (0.25, 0.75), z: ArrayLike = (4.0
     -------
     dict
         ``a``, ``z``; ``oblique``, :math:`P_a z = z - (a^\top z)\mathbf 1`; ``orthogonal``,
-        the Euclidean projection of ``z`` onto the line :math:`a^\top w = 0`; ``direction``, a
+        the Euclidean projection of ``z`` onto the line ``a^T w = 0``; ``direction``, a
         unit vector of that line.
 
     Raises
@@ -571,9 +575,10 @@ def gain_effect_data(*, z: ArrayLike = (1.0, 1.0, -2.0), gamma: ArrayLike = (2.0
 
     Notes
     -----
-    .. math:: y = \gamma \odot u_\varepsilon(z)
+    .. math:: \mathrm{LN}_\varepsilon(z) - \beta = \gamma \odot u_\varepsilon(z)
 
-    Drawn by :func:`lnbook.plotting.plot_gain_effect`; see :ref:`ch-gain`.
+    (here with ``beta = 0``). Drawn by :func:`lnbook.plotting.plot_gain_effect`; see
+    :ref:`ch-gain`.
 
     Examples
     --------
@@ -619,8 +624,7 @@ def bias_shift_data(*, z: ArrayLike = ((3.0, 3.0, 3.0), (2.0, 3.0, 4.0)),
 
     Notes
     -----
-    .. math:: y = \gamma \odot u_\varepsilon(z) + \beta, \qquad
-              \bar y = \frac1d \sum_i (\gamma_i u_i + \beta_i)
+    .. math:: y = \gamma \odot u_\varepsilon(z) + \beta
 
     Drawn by :func:`lnbook.plotting.plot_bias_shift`; see :ref:`ch-bias`.
 
@@ -657,9 +661,9 @@ def core_bound_data(*, dims: Sequence[int] = (2, 3, 4, 6, 8, 12, 16), n: int = 2
     Returns
     -------
     dict
-        ``dims``; ``largest``, one (n,) array per ``d`` of :math:`\max_i |u_i|` (``eps = 0``);
-        ``extreme`` (len(dims),), that of :math:`(d-1, -1, \dots, -1)`; ``grid`` and
-        ``bound``, :math:`\sqrt{d-1}` on a grid of ``d``.
+        ``dims``; ``largest``, one (n,) array per ``d`` of ``max_i |u_i|`` (``eps = 0``);
+        ``extreme`` (len(dims),), that of ``(d - 1, -1, ..., -1)``; ``grid`` and ``bound``,
+        ``sqrt(d - 1)`` on a grid of ``d``.
 
     Raises
     ------
@@ -670,10 +674,8 @@ def core_bound_data(*, dims: Sequence[int] = (2, 3, 4, 6, 8, 12, 16), n: int = 2
 
     Notes
     -----
-    .. math:: \max_i |u_i| \le \sqrt{d-1} \quad (\varepsilon = 0),
-
-    attained by :math:`(d-1, -1, \dots, -1)`. Drawn by :func:`lnbook.plotting.plot_core_bound`;
-    see :ref:`ch-exercises`.
+    With ``eps = 0``, ``max_i |u_i| <= sqrt(d - 1)``, attained by ``(d - 1, -1, ..., -1)``.
+    Drawn by :func:`lnbook.plotting.plot_core_bound`; see :ref:`ch-exercises`.
 
     Examples
     --------
@@ -784,8 +786,9 @@ def eps_placement_data(*, z: ArrayLike = (1.0, 2.0, 3.0, 4.0),
 
     Notes
     -----
-    .. math:: \operatorname{rms} = \sqrt{\frac{q}{q + \varepsilon}} \ \text{(inside)}, \qquad
-              \frac{\sigma}{\hat\sigma + \varepsilon} \ \text{(outside)}
+    The output's RMS is ``sqrt(q / (q + eps))`` with eps inside the root and
+    ``sigma / (sigma_hat + eps)`` outside, ``sigma_hat`` the standard deviation of the
+    convention's divisor.
 
     Drawn by :func:`lnbook.plotting.plot_eps_placement`; see :ref:`ch-frameworks`.
 
@@ -843,7 +846,7 @@ def benchmark_ratios_data(results: dict) -> dict:
 
     Notes
     -----
-    A race is met when its median satisfies :math:`m \le b` (or :math:`m \ge b`). Drawn by
+    A race is met when its median ``m`` satisfies ``m <= bound`` (or ``m >= bound``). Drawn by
     :func:`lnbook.plotting.plot_benchmark_ratios`; see :ref:`ch-benchmarks`.
 
     Examples
@@ -1005,7 +1008,9 @@ def geometry_picture_data(*, z: ArrayLike | None = None, eps: float = 1.0,
     Notes
     -----
     .. math:: \lVert u_\varepsilon(z)\rVert_2 = \frac{\lVert v\rVert_2}
-              {\sqrt{\lVert v\rVert_2^2/3 + \varepsilon}} \le \sqrt 3
+              {\sqrt{\lVert v\rVert_2^2/d + \varepsilon}}
+
+        (here ``d = 3``: the radius is below ``sqrt(3)``).
 
     Drawn by :func:`lnbook.plotting.plot_geometry_picture`; see :ref:`ch-geometry`.
 

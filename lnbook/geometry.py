@@ -137,10 +137,8 @@ def radial_profile(r: ArrayLike, d: int, *, eps: float = EPS) -> np.ndarray:
 
     Notes
     -----
-    .. math:: r \\mapsto \\frac{r}{\\sqrt{r^2/d + \\varepsilon}}
-              = \\frac{\\sqrt d\\, r}{\\sqrt{r^2 + d\\varepsilon}}
-
-    The second form, with ``hypot``, is used where :math:`r^2` would over- or underflow.
+    A length ``r`` goes to ``r / sqrt(r**2 / d + eps) = sqrt(d) r / hypot(r, sqrt(d eps))``;
+    the second form is used where ``r**2`` would over- or underflow.
     See :ref:`ch-geometry`.
 
     Examples

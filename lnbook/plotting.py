@@ -387,7 +387,7 @@ def plot_normalized_variance(*, eps_values: Sequence[float] = figures.EPS_VALUES
 
     Notes
     -----
-    One curve per stabilizer, a dot at one half (:math:`q = \varepsilon`), a dashed line at 1.
+    One curve per stabilizer, a dot at one half (where ``q = eps``), a dashed line at 1.
     The data are :func:`lnbook.figures.normalized_variance_data`; see :ref:`ch-epsilon`.
 
     Examples
@@ -619,7 +619,7 @@ def plot_shift_geometry(*, z: ArrayLike = (2.0, 0.5), shifts: ArrayLike = (-1.5,
 
     Notes
     -----
-    The plane of records of two features: the line :math:`z_1 + z_2 = 0`, the span of
+    The plane of records of two features: the line ``z_1 + z_2 = 0``, the span of
     :math:`\mathbf 1`, each shifted record joined to :math:`Pz`. The data are
     :func:`lnbook.figures.shift_geometry_data`; see :ref:`ch-shift`.
 
@@ -682,7 +682,7 @@ def plot_weighted_projection(*, a: ArrayLike = (0.25, 0.75), z: ArrayLike = (4.0
 
     Notes
     -----
-    The line :math:`a^\top w = 0`, the record, and its two projections onto the line. The data
+    The line ``a^T w = 0``, the record, and its two projections onto the line. The data
     are :func:`lnbook.figures.weighted_projection_data`; see :ref:`ch-weighted`.
 
     Examples
