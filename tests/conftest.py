@@ -121,6 +121,30 @@ def pytest_runtest_makereport(item, call):
 
 
 # --------------------------------------------------------------------------------------------
+# The book tier: every chapter executed once per configuration (tests/chapters.py)
+
+
+@pytest.fixture(scope="session")
+def chapter_runs(tmp_path_factory):
+    """The executions of the chapters this session needs, one per configuration."""
+    from chapters import Runs
+
+    runs = Runs(tmp_path_factory.mktemp("chapters"))
+    yield runs
+    runs.close()
+
+
+@pytest.fixture(scope="session")
+def default_run(chapter_runs):
+    """Every chapter executed in a fresh kernel, in the caller's environment without
+    OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE (as on a reader's machine)."""
+    from chapters import default_environment
+
+    chapter_runs.submit("default", lambda home: default_environment())
+    return chapter_runs.get("default")
+
+
+# --------------------------------------------------------------------------------------------
 # The site tier's browser and server (tests/site/). The browser is pytest-playwright's
 # `browser` fixture, launched here on Debian's Chromium: the tests never download a browser.
 
