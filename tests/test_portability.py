@@ -5,8 +5,7 @@ kernel (``OPENBLAS_CORETYPE``, chosen from the CPU at load time) and a different
 level (numpy's runtime dispatch, limited by ``NPY_DISABLE_CPU_FEATURES``). Each variant below
 re-runs every chapter (``tools/execute.py``) in a subprocess whose environment is the caller's
 minus every ``OPENBLAS_*`` and ``NPY_*`` variable, plus the variant's own. Each variant emulates
-one real
-CPU generation in both libraries at once:
+one real CPU generation in both libraries at once:
 
 ============  =====================  ==================================================
 variant       OpenBLAS kernel        numpy dispatch targets switched off
