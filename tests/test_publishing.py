@@ -26,7 +26,7 @@ def test_licence_file_names_both_licences():
     assert "MIT License" in text and "Permission is hereby granted" in text
     assert "CC BY 4.0" in text and "creativecommons.org/licenses/by/4.0" in text
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    assert project["license"] == {"text": "MIT"}
+    assert project["license"] == "MIT" and project["license-files"] == ["LICENSE"]
 
 
 def test_site_footer_names_the_licences():
