@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import os
 import pathlib
-import resource
 import shutil
 import signal
 import subprocess
@@ -301,9 +300,8 @@ def every_tier(skip: set[str], extra: list[str]) -> int:
             print(f"tools/test: {results[tier].line()}")
         elif tier in skip:
             print(f"tools/test: {tier:7} not run: left out (--skip {tier})")
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    print(f"tools/test: {wall:.0f} s in all, {children.ru_utime + children.ru_stime:.0f} s CPU "
-          f"on {cpus()} CPUs")
+    print(f"tools/test: {wall:.0f} s in all, {sum(r.cpu for r in results.values()):.0f} s CPU "
+          f"on {cpus()} CPUs (load average {os.getloadavg()[0]:.1f} at the end)")
     failed = [t for t, r in results.items() if not r.ok]
     if failed:
         print(f"tools/test: FAILED tiers: {' '.join(failed)}", flush=True)
