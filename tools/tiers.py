@@ -16,7 +16,8 @@ report), its wall-clock time and the CPU time of its processes. Every skip print
 failure), so a tier cannot pass without having run; ``--skip TIER`` is how a tier is left out,
 and the summary says so.
 
-Each tier runs in a session of its own (setsid); a process of that session still running when
+Each tier's processes see its name in ``LNBOOK_TIER``. Each tier runs in a session of its own
+(setsid); a process of that session still running when
 the tier ends fails the tier, is named and is ended. The site tier needs Debian's Chromium at
 /usr/bin/chromium: when it is missing, the command installs it with apt-get (as root) or stops
 before running anything, naming the package and the command to install it.
@@ -183,7 +184,8 @@ def run_tier(tier: str, extra: list[str], env: dict[str, str], stream: bool) -> 
             report = pathlib.Path(tmp) / f"junit-{i}.xml"
             if "pytest" in command:
                 command = [*command, f"--junitxml={report}", "-o", "junit_family=xunit2"]
-            process = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True,
+            process = subprocess.Popen(command, cwd=ROOT, env={**env, "LNBOOK_TIER": tier},
+                                       start_new_session=True,
                                        stdout=None if stream else subprocess.PIPE,
                                        stderr=subprocess.STDOUT, text=True)
             if not stream:
