@@ -213,6 +213,13 @@ def browser_type_launch_args(browser_type_launch_args):
 
 
 @pytest.fixture(scope="session")
+def base_url():
+    """No base URL for pytest-playwright's contexts: the tests name the server's address
+    (the plugin's own fixture, from pytest-base-url, warns of a deprecation in pytest 9)."""
+    return None
+
+
+@pytest.fixture(scope="session")
 def server():
     """Serve _build/html on 127.0.0.1 at a free port; yields the base URL."""
     import functools
