@@ -687,7 +687,8 @@ def core_bound_data(*, dims: Sequence[int] = (2, 3, 4, 6, 8, 12, 16), n: int = 2
     dims_arr = np.asarray(_checks.counts(dims, "dims", minimum=2))
     n = _checks.count(n, "n")
     rng = np.random.default_rng(_checks.seed(seed))
-    _checks.fits(n * int(dims_arr.max()), f"{n} records of d = {int(dims_arr.max())}")
+    d_max = int(dims_arr.max())
+    _checks.fits(n * d_max, f"n = {n} records of d = max(dims) = {d_max}")
     largest = [np.abs(core(rng.standard_cauchy(size=(n, d)), eps=0)).max(axis=-1)
                for d in dims_arr]
     extreme = np.array([np.abs(core(np.r_[d - 1.0, -np.ones(d - 1)], eps=0)).max()

@@ -207,18 +207,21 @@ def _forward(z: ArrayLike, blocks: list[dict], placement: str,
     xs, blocks = _checked(z, blocks, placement)
     cache: list = []
     for k, p in enumerate(blocks):
-        if placement == "pre":
-            # y = x + F(LN(x))
-            a, u, s = _kernel.forward(xs, eps, p["gamma"], p["beta"])
-            f, h = _mlp(a, p)
-            cache.append((u, s, a, h))
-            xs = xs + f
-        else:
-            # y = LN(x + F(x))
-            f, h = _mlp(xs, p)
-            y, u, s = _kernel.forward(xs + f, eps, p["gamma"], p["beta"])
-            cache.append((u, s, xs, h))
-            xs = y
+        try:
+            if placement == "pre":
+                # y = x + F(LN(x))
+                a, u, s = _kernel.forward(xs, eps, p["gamma"], p["beta"])
+                f, h = _mlp(a, p)
+                cache.append((u, s, a, h))
+                xs = xs + f
+            else:
+                # y = LN(x + F(x))
+                f, h = _mlp(xs, p)
+                y, u, s = _kernel.forward(xs + f, eps, p["gamma"], p["beta"])
+                cache.append((u, s, xs, h))
+                xs = y
+        except ValueError as exc:  # the kernel's message names gamma or beta: say whose
+            raise ValueError(f"blocks[{k}]: {exc}") from None
         _checks.finite_result(xs, f"the residual stream of z after block {k} of blocks")
     if placement == "pre":
         # the final LayerNorm (unit gain, zero bias)

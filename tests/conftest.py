@@ -12,8 +12,16 @@ os.environ.setdefault("KERAS_BACKEND", "jax")
 
 import numpy as np
 import pytest
+from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+
+# Every hypothesis test draws the same examples on every run, here as in CI: a failure is a
+# defect anyone can replay, never a commit's bad luck. HYPOTHESIS_PROFILE=explore draws fresh
+# random examples (for hunting defects by hand; what it finds becomes a test).
+settings.register_profile("lnbook", derandomize=True, database=None)
+settings.register_profile("explore", derandomize=False, database=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "lnbook"))
 
 # Records of moderate size and scale: finite, d >= 1; values away from overflow.
 finite = st.floats(min_value=-1e3, max_value=1e3, allow_nan=False, allow_infinity=False)

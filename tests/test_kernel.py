@@ -1,7 +1,7 @@
 """The kernel's edges: tiny and huge records, the blocked and threaded path, refusals, and a fuzz
 against the independent exact reference (lnbook.exact_core: exact rationals, certified rounding).
 
-The fuzz is derandomized when the CI environment variable is set, so a CI run is reproducible.
+The fuzz is derandomized (tests/conftest.py's hypothesis profile): every run draws the same.
 """
 
 from __future__ import annotations
@@ -12,15 +12,14 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 import pytest
-from conftest import in_ci, torch_or_skip
+from conftest import torch_or_skip
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import lnbook
 from lnbook import _kernel
 
-CI = in_ci()
-FUZZ = settings(max_examples=60, deadline=None, derandomize=CI,
+FUZZ = settings(max_examples=60, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -78,7 +77,7 @@ def test_tiny_rms_against_fractions_by_hand():
 
 
 @given(st.integers(0, 2**32 - 1), st.sampled_from([-900, -600, 600, 900]))
-@settings(max_examples=20, deadline=None, derandomize=CI)
+@settings(max_examples=20, deadline=None, )
 def test_rescaling_keeps_the_bits(seed, k):
     """Scaling z by 2^k is exact, so the core keeps its bits across the rescaled path.
 
