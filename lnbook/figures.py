@@ -688,7 +688,7 @@ def core_bound_data(*, dims: Sequence[int] = (2, 3, 4, 6, 8, 12, 16), n: int = 2
     n = _checks.count(n, "n")
     rng = np.random.default_rng(_checks.seed(seed))
     d_max = int(dims_arr.max())
-    _checks.fits(n * d_max, f"n = {n} records of d = max(dims) = {d_max}")
+    _checks.fits(n * d_max, f"n = {n} records of d = {d_max} (the largest of dims)")
     largest = [np.abs(core(rng.standard_cauchy(size=(n, d)), eps=0)).max(axis=-1)
                for d in dims_arr]
     extreme = np.array([np.abs(core(np.r_[d - 1.0, -np.ones(d - 1)], eps=0)).max()
