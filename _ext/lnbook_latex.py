@@ -1,4 +1,4 @@
-"""The PDF of the whole book: what the LaTeX build needs beyond Jupyter Book's defaults.
+r"""The PDF of the whole book: what the LaTeX build needs beyond Jupyter Book's defaults.
 
 ``tools/build-pdf`` runs ``jupyter-book build --builder pdflatex`` (xelatex through latexmk)
 from the stored outputs; tests/pdf/ checks the result. For the LaTeX builder only, this module
@@ -65,8 +65,9 @@ def _with_std_label(visit):
         number = self.builder.env.toc_fignumbers.get(docname, {}).get("exercise", {}).get(
             node["ids"][0])
         if number:  # before the box's \begin, which its title follows
-            self.body.insert(len(self.body) - 1, r"\lnbooklabel{%s}{%s}" % (
-                ".".join(map(str, number)), self.idescape(f"{docname}:{node['ids'][0]}")))
+            target = self.idescape(f"{docname}:{node['ids'][0]}")
+            numbered = ".".join(map(str, number))
+            self.body.insert(len(self.body) - 1, rf"\lnbooklabel{{{numbered}}}{{{target}}}")
 
     return visit_exercise
 

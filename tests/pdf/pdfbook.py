@@ -272,7 +272,7 @@ def page_ranges() -> dict[str, tuple[int, int]]:
     ranges = {}
     for i, (start, doc) in enumerate(starts):
         stop = starts[i + 1][0] if i + 1 < len(starts) else end
-        ranges[doc] = (start, max(start, stop))
+        ranges[doc] = (start, max(start, stop - 1))  # a chapter starts on a new page
     return ranges
 
 
