@@ -5,7 +5,7 @@ author_year``), while pybtex's styles label the list "[BKH16]" or "[1]". This mo
 a pybtex label style ``lnbook_author_year`` that labels each entry "Ba et al., 2016" and a
 formatting style ``lnbook`` (pybtex's ``unsrt`` with that label style, entries sorted by
 author and year, titles printed as written rather than sentence-cased). ``_config.yml`` selects
-it with ``bibtex_default_style: lnbook``; tests/test_site_reader.py checks the rendered list.
+it with ``bibtex_default_style: lnbook``; tests/site/test_html.py checks the rendered list.
 """
 
 from __future__ import annotations

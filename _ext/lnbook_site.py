@@ -1,6 +1,6 @@
 """Site fixes for the lnbook website (a local Sphinx extension, see _config.yml).
 
-Each fix is checked in a real browser by tests/test_site.py and tests/test_site_reader.py.
+Each fix is checked in a real browser by the tests of tests/site/ (test_pages.py, test_reader.py).
 
 - Scripts: Sphinx 7.4 registers an inline script added with ``app.add_js_file(None, body=...)``
   after the builder started twice (filename ``None`` and ``''``); sphinx-thebe and

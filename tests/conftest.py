@@ -27,11 +27,17 @@ def record_arrays(min_d: int = 1, max_d: int = 8, max_lead: int = 2):
     return shapes.flatmap(lambda shape: hnp.arrays(np.float64, shape, elements=finite))
 
 
+def in_ci() -> bool:
+    """True in CI (CI set to anything but empty, 0, false or no): there nothing may skip for a
+    missing dependency. The one place that reads the variable."""
+    return os.environ.get("CI", "").lower() not in ("", "0", "false", "no")
+
+
 def torch_or_skip():
     """Import torch for the peer tests, or skip them saying why (in CI: fail, never skip)."""
     reason = ("PyTorch is not installed here; tools/setup-env installs the version pinned in "
               "pyproject.toml (extra `test`)")
-    if os.environ.get("CI", "").lower() not in ("", "0", "false", "no"):
+    if in_ci():
         try:
             import torch
         except ImportError:
@@ -41,16 +47,16 @@ def torch_or_skip():
 
 
 # --------------------------------------------------------------------------------------------
-# Tiers (README, "Tests in tiers"): every test belongs to one of fast, book, site, binder.
-# Files of the book, site and binder tiers are marked here, by file, so `-m` selects a tier.
+# Tiers (README, "Tests in tiers"): every test belongs to one of fast, slow, book, site,
+# binder. Files of the other tiers are marked here, by file (and tests/site/ by folder), so
+# `-m` selects a tier.
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 HTML_INDEX = ROOT / "_build" / "html" / "index.html"
+SITE_TESTS = ROOT / "tests" / "site"  # the tests of the built website: the site tier
 TIER_OF_FILE = {
     "test_notebooks.py": "book",
     "test_portability.py": "book",
-    "test_site.py": "site",
-    "test_site_reader.py": "site",
     "test_binder.py": "binder",
     # the framework peers that start JAX (Flax) and Keras once per backend, and the benchmark's
     # tiny run: a few seconds each, kept out of the fast tier's inner loop
@@ -61,10 +67,6 @@ TIER_OF_FILE = {
 }
 # what the built site is made from: newer than the build means the build is stale
 SITE_SOURCES = ["_config.yml", "_toc.yml", "book", "_ext", "lnbook"]
-
-
-def in_ci() -> bool:
-    return os.environ.get("CI", "").lower() not in ("", "0", "false", "no")
 
 
 def site_is_stale() -> str | None:
@@ -97,6 +99,8 @@ def pytest_collection_modifyitems(config, items):
     stale: list[str | None] = []  # computed once, at the first site test
     for item in items:
         tier = TIER_OF_FILE.get(item.path.name)
+        if item.path.is_relative_to(SITE_TESTS):
+            tier = "site"
         if item.path.suffix == ".ipynb":
             tier = "book"
         if tier is not None:
@@ -123,3 +127,118 @@ def pytest_runtest_makereport(item, call):
         if any(f"{peer} is not installed" in reason for peer in PINNED_PEERS):
             report.outcome = "failed"
             report.longrepr = f"CI must run the pinned peer tests: {reason}"
+
+
+# --------------------------------------------------------------------------------------------
+# The site tier's browser and server (tests/site/). The browser is pytest-playwright's
+# `browser` fixture, launched here on Debian's Chromium: the tests never download a browser.
+
+CHROMIUM = pathlib.Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    """pytest-playwright's launch options, on /usr/bin/chromium; its absence is named (a
+    skip that prints the reason; a failure in CI)."""
+    if not CHROMIUM.exists():
+        reason = (f"{CHROMIUM} is missing: install Debian's browser with "
+                  "`apt-get install -y chromium` (the browser tests never download one)")
+        if in_ci():
+            pytest.fail(reason)
+        pytest.skip(reason)
+    return {**browser_type_launch_args, "executable_path": str(CHROMIUM),
+            "args": CHROMIUM_ARGS}
+
+
+@pytest.fixture(scope="session")
+def server():
+    """Serve _build/html on 127.0.0.1 at a free port; yields the base URL."""
+    import functools
+    import http.server
+    import threading
+
+    if not HTML_INDEX.exists():
+        pytest.fail(f"{HTML_INDEX.parent} has not been built: run tools/build-site first")
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    class Server(http.server.ThreadingHTTPServer):
+        daemon_threads = True
+
+        def handle_error(self, request, client_address):
+            # a page closed while a fetch was in flight (e.g. search summaries): not a site
+            # error
+            pass
+
+    httpd = Server(("127.0.0.1", 0), functools.partial(Quiet, directory=str(HTML_INDEX.parent)))
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+# --------------------------------------------------------------------------------------------
+# Nothing left running: a test session that ends with a process it started still alive fails,
+# naming it (a server blocked in accept(), a kernel, a browser would outlive the run).
+
+
+def running_descendants(pid: int) -> list[str]:
+    """``"PID command"`` of every live (not zombie) descendant of ``pid``, from /proc."""
+    children: dict[int, list[int]] = {}
+    for stat in pathlib.Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:  # ended while we looked
+            continue
+        state, ppid = text[text.rindex(")") + 2:].split()[:2]
+        if state not in ("Z", "X"):
+            children.setdefault(int(ppid), []).append(int(stat.parent.name))
+    found, todo = [], list(children.get(pid, []))
+    while todo:
+        child = todo.pop()
+        todo += children.get(child, [])
+        try:
+            command = pathlib.Path(f"/proc/{child}/cmdline").read_bytes()
+        except OSError:
+            continue
+        words = command.replace(b"\0", b" ").decode(errors="replace")
+        found.append(f"{child} {words[:200]}")
+    return found
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session, exitstatus):
+    """Fail the session when a process it started is still running at its end (after a
+    grace of a few seconds for processes being shut down). Under pytest-xdist each worker
+    checks its own; the controller's children are the workers."""
+    import time
+
+    config = session.config
+    if not pathlib.Path("/proc/self/stat").exists():
+        return  # not Linux: nothing to read
+    if config.pluginmanager.hasplugin("dsession") and not hasattr(config, "workerinput"):
+        return
+    deadline = time.monotonic() + 10
+    while (left := running_descendants(os.getpid())) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    if left:
+        reporter = config.pluginmanager.get_plugin("terminalreporter")
+        message = ("processes started by this test session are still running at its end:\n  "
+                   + "\n  ".join(left))
+        if reporter is not None:
+            reporter.write_line(message, red=True)
+        else:
+            print(message)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED

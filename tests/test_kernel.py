@@ -7,20 +7,19 @@ The fuzz is derandomized when the CI environment variable is set, so a CI run is
 from __future__ import annotations
 
 import math
-import os
 from fractions import Fraction
 
 import mpmath
 import numpy as np
 import pytest
-from conftest import torch_or_skip
+from conftest import in_ci, torch_or_skip
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import lnbook
 from lnbook import _kernel
 
-CI = os.environ.get("CI", "").lower() not in ("", "0", "false", "no")
+CI = in_ci()
 FUZZ = settings(max_examples=60, deadline=None, derandomize=CI,
                 suppress_health_check=[HealthCheck.too_slow])
 

@@ -1,9 +1,16 @@
 """KaTeX's server start in the site build (_ext/lnbook_site.py): a server that creates its
-socket file before it listens is connected to, not refused (fast tier, no node, no build)."""
+socket file before it listens is connected to, not refused (fast tier, no node, no build).
+
+Every server process these tests start is killed and reaped when its test ends, and the
+stand-in server gives up waiting for a connection after a few seconds on its own: the library's
+start raises before it returns its process, which used to stay blocked in accept() after the
+run.
+"""
 
 from __future__ import annotations
 
 import pathlib
+import subprocess
 import sys
 
 import pytest
@@ -13,17 +20,37 @@ import lnbook_site as site  # noqa: E402
 
 katex = pytest.importorskip("sphinxcontrib.katex")
 
-# binds (the socket file appears), listens only 0.5 s later, then answers one connection
+# binds (the socket file appears), listens only 0.5 s later, then answers one connection; with
+# no connection within 5 s it exits
 SLOW_SERVER = """
 import socket, sys, time
 s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 s.bind(sys.argv[1])
 time.sleep(0.5)
 s.listen(1)
+s.settimeout(5)
 c, _ = s.accept()
 c.sendall(b"ok")
 time.sleep(2)
 """
+
+
+@pytest.fixture(autouse=True)
+def reaped(monkeypatch):
+    """Every process the library or the fix starts here, killed and reaped at the test's end."""
+    started = []
+
+    class Recorded(subprocess.Popen):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            started.append(self)
+
+    monkeypatch.setattr(katex, "Popen", Recorded)
+    monkeypatch.setattr(site, "Popen", Recorded)
+    yield started
+    for process in started:
+        process.kill()
+        process.communicate(timeout=10)  # reaps it and closes its pipes
 
 
 @pytest.fixture
@@ -34,11 +61,11 @@ def slow_server(monkeypatch, tmp_path):
     return tmp_path
 
 
-def test_the_library_alone_is_refused(slow_server):
+def test_the_library_alone_is_refused(slow_server, reaped):
     """The race the fix is for: sphinxcontrib-katex's own start fails on this server."""
     with pytest.raises(ConnectionRefusedError):
-        process, sock = katex.KaTeXServer.start_server_process(slow_server, 5.0)
-        process.kill()
+        katex.KaTeXServer.start_server_process(slow_server, 5.0)
+    assert len(reaped) == 1  # the server it started, which the fixture ends
 
 
 def test_patient_start_connects(slow_server):

@@ -1,4 +1,4 @@
-/* lnbook site fixes (see _ext/lnbook_site.py; tested by tests/test_site_reader.py). */
+/* lnbook site fixes (see _ext/lnbook_site.py; tested by tests/site/test_reader.py). */
 "use strict";
 (function () {
   /* Sidebar drawers. sphinx-book-theme 1.3 renders its own "Toggle primary/secondary sidebar"

@@ -2,8 +2,8 @@
 
 Every page of the table of contents (and the search and index pages) is opened in headless
 Debian Chromium at two window sizes, a phone (390x844) and a desktop (1366x900), from the built
-site served on 127.0.0.1 (the server and browser fixtures of tests/test_site.py; any request to
-another host is refused). Each visit records:
+site served on 127.0.0.1 (the ``server`` fixture of tests/conftest.py; any request to another
+host is refused). Each look (``browsing.Reader``) records:
 
 - the files the page requested and their size as stored in ``_build/html`` (page weight);
 - when its formulas were on screen with their fonts loaded (ms after navigation start);
@@ -20,30 +20,15 @@ and in-page contents) and keyboard focus are driven as a reader would, with clic
 
 from __future__ import annotations
 
-import dataclasses
 import json
-import os
 import re
 import statistics
-import urllib.parse
 
 import pytest
-from test_site import (
-    ENTRIES,
-    HTML,
-    NOTEBOOKS,
-    PAGES,
-    ROOT,
-    SHOTS,
-    TIMEOUT_MS,
-    browser,  # noqa: F401  (a pytest fixture)
-    chapter_name,
-    server,  # noqa: F401  (a pytest fixture)
-)
+from browsing import AXE, VIEWPORTS, Look, Reader
+from builtsite import NOTEBOOKS, READER_PAGES, ROOT
+from conftest import in_ci
 
-VIEWPORTS = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1366, "height": 900}}
-READER_PAGES = PAGES + ["genindex.html"]
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 # bytes, median chapter page, files as stored: issue 9's target, and the regression guard. Held
 # since the build purges the stylesheets' unused rules and drops sphinx-design's files
 # (_ext/lnbook_site.py): about 1.0 MB measured on 2026-11-30, down from 1.31 MB.
@@ -51,105 +36,6 @@ WEIGHT_TARGET = 1_200_000
 FORMULAS_MS = 1000  # formulas on screen at most this long after navigation start
 WEIGHTS = ROOT / "_build" / "site-weight.json"
 
-
-def in_ci() -> bool:
-    return os.environ.get("CI", "").lower() not in ("", "0", "false", "no")
-
-
-# --------------------------------------------------------------------------------------------
-# what the page shows
-
-OVERFLOW_JS = r"""
-() => {
-  const vw = document.documentElement.clientWidth;
-  const scrolls = el => {
-    for (let a = el; a && a !== document.body; a = a.parentElement) {
-      const ox = getComputedStyle(a).overflowX;
-      if ((ox === 'auto' || ox === 'scroll') && a.getBoundingClientRect().right <= vw + 1
-          && a.getBoundingClientRect().left >= -1) return true;
-    }
-    return false;
-  };
-  const shown = el => el.checkVisibility({opacityProperty: true, visibilityProperty: true})
-      && !el.closest('dialog:not([open]), .pst-sidebar-hidden, [aria-hidden="true"], '
-                     + '.katex-mathml');  // KaTeX's MathML: for screen readers, clipped
-  const name = el => el.tagName.toLowerCase() + (el.id ? '#' + el.id : '')
-      + (el.className && typeof el.className === 'string'
-         ? '.' + el.className.trim().split(/\s+/).slice(0, 3).join('.') : '');
-  const bad = [];
-  for (const el of document.body.querySelectorAll('*')) {
-    const r = el.getBoundingClientRect();
-    if (r.width === 0 || r.height === 0) continue;
-    if (r.right <= vw + 1 && r.left >= -1) continue;
-    if (!shown(el) || scrolls(el)) continue;
-    // the theme's skip link waits off screen until it has the focus
-    if (el.closest('.skip-link')) continue;
-    // report the outermost element only
-    const p = el.parentElement;
-    const pr = p ? p.getBoundingClientRect() : null;
-    if (p && p !== document.body && pr.width && (pr.right > vw + 1 || pr.left < -1)
-        && shown(p) && !scrolls(p)) continue;
-    bad.push(`${name(el)} [${Math.round(r.left)}, ${Math.round(r.right)}] `
-             + (el.innerText || '').trim().slice(0, 60).replace(/\s+/g, ' '));
-  }
-  return {viewport: vw, page: document.documentElement.scrollWidth, bad: bad};
-}
-"""
-
-# the article's text as a reader sees it, without code, formulas and cell outputs
-PROSE_JS = r"""
-() => {
-  const article = document.querySelector('article.bd-article') || document.body;
-  const parts = [];
-  const walker = document.createTreeWalker(article, NodeFilter.SHOW_TEXT, {acceptNode: n =>
-      n.parentElement.closest(
-        'pre, code, kbd, samp, script, style, .math, .katex, .cell_output, .output, '
-        + '.highlight, .headerlink, [aria-hidden="true"]')
-        ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT});
-  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-    if (n.parentElement.checkVisibility() || n.parentElement.closest('details, .solution,'
-        + ' .dropdown, .toggle-hidden')) parts.push(n.textContent);
-  }
-  return parts.join('');
-}
-"""
-
-# when the formulas were on screen: the formulas are HTML in the page, so they are drawn as
-# soon as KaTeX's stylesheet and the fonts they use have arrived (resource timing, ms after
-# navigation start), compared with the end of the page's load event
-FORMULAS_JS = r"""
-async () => {
-  await document.fonts.ready;
-  const first = Array.from(document.querySelectorAll('article .katex'))
-                     .find(k => k.getBoundingClientRect().width > 0);
-  if (!first) return null;
-  const r = first.getBoundingClientRect();
-  const katexFonts = Array.from(document.fonts).filter(f => f.family.startsWith('KaTeX')
-                                                          && f.status !== 'unloaded');
-  const katex = performance.getEntriesByType('resource').filter(e => /katex/.test(e.name));
-  const nav = performance.getEntriesByType('navigation')[0];
-  return {ready: Math.max(...katex.map(e => e.responseEnd)), load: nav.loadEventEnd,
-          width: r.width, height: r.height, fonts: katexFonts.map(f => f.status)};
-}
-"""
-
-AXE_JS = """
-async (skipCode) => {
-  // preload: false -- axe's own CSSOM fetch resolves the theme's @import against the page's
-  // address and asks for a /basic.css that does not exist; no rule we need uses it
-  // KaTeX's HTML is aria-hidden (its MathML is what assistive technology reads); leaving it
-  // out of the scan keeps axe fast on pages with hundreds of formulas
-  const context = {exclude: [['.katex-html']]};
-  // code blocks (thousands of highlighted spans, half of axe's time in color-contrast) look the
-  // same at every width: they are scanned at the phone's width only
-  if (skipCode) context.exclude.push(['div.highlight']);
-  // label-content-name-mismatch is experimental in axe (off by default); issue 9 saw it
-  const result = await axe.run(context, {resultTypes: ['violations'], preload: false,
-      rules: {'label-content-name-mismatch': {enabled: true}}});
-  return result.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
-      nodes: v.nodes.slice(0, 5).map(n => n.target.join(' ')), count: v.nodes.length}));
-}
-"""
 
 # Raw markup a reader must never see in prose (issue 8, section 5).
 MARKUP = [
@@ -162,94 +48,8 @@ MARKUP = [
 ]
 
 
-@dataclasses.dataclass
-class Look:
-    """What one page showed at one window size."""
-
-    path: str
-    viewport: str
-    problems: list[str] = dataclasses.field(default_factory=list)
-    files: dict[str, int] = dataclasses.field(default_factory=dict)
-    overflow: dict = dataclasses.field(default_factory=dict)
-    prose: str = ""
-    formulas: dict | None = None
-    axe: list[dict] = dataclasses.field(default_factory=list)
-
-    @property
-    def bytes(self) -> int:
-        return sum(self.files.values())
-
-
-class Reader:
-    """One browser window of a fixed size; opens each page once and keeps what it showed."""
-
-    def __init__(self, base: str, chromium, viewport: str):
-        self.base = base
-        self.netloc = urllib.parse.urlsplit(base).netloc
-        self.viewport = viewport
-        self.context = chromium.new_context(viewport=VIEWPORTS[viewport])
-        self.context.set_default_timeout(TIMEOUT_MS)
-        self.looks: dict[str, Look] = {}
-        self.axe = AXE.read_text(encoding="utf-8") if AXE.exists() else None
-
-    def local(self, url: str) -> bool:
-        parts = urllib.parse.urlsplit(url)
-        return parts.scheme in ("http", "https") and parts.netloc == self.netloc
-
-    def page(self, look: Look):
-        page = self.context.new_page()
-
-        def guard(route):
-            if self.local(route.request.url) or route.request.url.startswith("data:"):
-                route.continue_()
-            else:
-                look.problems.append(f"request to another host refused: {route.request.url}")
-                route.abort("blockedbyclient")
-
-        def record(request):
-            if not self.local(request.url):
-                return
-            path = urllib.parse.unquote(urllib.parse.urlsplit(request.url).path).lstrip("/")
-            stored = HTML / (path or "index.html")
-            if stored.is_file():
-                look.files[path] = stored.stat().st_size
-
-        page.route("**/*", guard)
-        page.on("request", record)
-        page.on("pageerror", lambda e: look.problems.append(f"page error: {e}"))
-        page.on("response", lambda r: r.status >= 400
-                and look.problems.append(f"HTTP {r.status}: {r.url}"))
-        page.on("console", lambda m: m.type == "error"
-                and look.problems.append(f"console error: {m.text}"))
-        return page
-
-    def look(self, path: str) -> Look:
-        if path not in self.looks:
-            look = Look(path=path, viewport=self.viewport)
-            page = self.page(look)
-            try:
-                page.goto(self.base + path, wait_until="load")
-                look.formulas = page.evaluate(FORMULAS_JS)
-                page.evaluate("document.fonts.ready")
-                look.overflow = page.evaluate(OVERFLOW_JS)
-                look.prose = page.evaluate(PROSE_JS)
-                entry = path.removesuffix(".html")
-                if self.viewport == "phone" and entry in ENTRIES[1:]:
-                    SHOTS.mkdir(parents=True, exist_ok=True)
-                    # the first screen, as a phone shows it (a full page of a long chapter
-                    # takes seconds; test_site.py keeps full-page desktop screenshots)
-                    page.screenshot(path=str(SHOTS / f"phone-{chapter_name(entry)}.png"))
-                if self.axe:
-                    page.add_script_tag(content=self.axe)
-                    look.axe = page.evaluate(AXE_JS, self.viewport == "desktop")
-            finally:
-                page.close()
-            self.looks[path] = look
-        return self.looks[path]
-
-
 @pytest.fixture(scope="module")
-def readers(server, browser):  # noqa: F811
+def readers(server, browser):
     """One window per size, shared by every test of this module."""
     readers = {name: Reader(server, browser, name) for name in VIEWPORTS}
     yield readers
@@ -463,11 +263,11 @@ CONTROLS = re.compile(r"launch|repository|download|sidebar|search|theme|full ?sc
 
 
 @pytest.mark.parametrize("viewport", list(VIEWPORTS))
-def test_keyboard_focus_is_visible(server, browser, viewport):  # noqa: F811
+def test_keyboard_focus_is_visible(server, new_context, viewport):
     """Tabbing through the exercises page reaches the header's controls (launch, repository,
     download, sidebar, search buttons), each showing a focus outline; formulas are not tab
     stops unless they scroll."""
-    context = browser.new_context(viewport=VIEWPORTS[viewport])
+    context = new_context(viewport=VIEWPORTS[viewport])
     page = context.new_page()
     page.route("**/*", lambda route: route.continue_() if route.request.url.startswith(server)
                else route.abort("blockedbyclient"))
@@ -486,7 +286,7 @@ def test_keyboard_focus_is_visible(server, browser, viewport):  # noqa: F811
                 break
             stops.append(info)
     finally:
-        context.close()
+        page.close()
     controls = [s for s in stops if CONTROLS.search(s["label"]) and s["shown"]]
     labels = " | ".join(s["label"] for s in controls)
     for word in ("launch", "repository", "download", "search"):
@@ -514,71 +314,3 @@ def test_axe_no_serious_violation(reader, path):
     serious = [v for v in look.axe if v["impact"] in ("serious", "critical")]
     assert not serious, f"{path} at {reader.viewport}:\n" + "\n".join(
         f"{v['impact']} {v['id']} ({v['count']}): {v['help']} {v['nodes']}" for v in serious)
-
-
-# --------------------------------------------------------------------------------------------
-# bibliography, API page and small things (the built HTML, no browser)
-
-
-def page_text(path: str) -> str:
-    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", (HTML / path).read_text(encoding="utf-8")))
-
-
-def test_bibliography_one_style():
-    """The bibliography's list is labelled as the text cites, author-year ("Ba et al., 2016"),
-    every citation in a chapter names a label of the list, and every title reads as the .bib
-    writes it (no lowercasing)."""
-    from pybtex.database import parse_file
-
-    html = (HTML / "book" / "bibliography.html").read_text(encoding="utf-8")
-    labels = re.findall(r'<span class="label"><span class="fn-bracket">\[</span>(.*?)'
-                        r'<span class="fn-bracket">\]</span></span>', html)
-    bib = parse_file(str(ROOT / "book" / "references.bib"))
-    assert len(labels) == len(bib.entries), labels
-    assert all(re.fullmatch(r".+, (\d{4}|n\.d\.)[a-z]?", label) for label in labels), labels
-    text = page_text("book/bibliography.html")
-    for key, entry in bib.entries.items():
-        title = re.sub(r"[{}]", "", entry.fields["title"]).replace("\\_", "_")
-        assert title in text, f"{key}: title {title!r} not shown as written"
-    cited = set()
-    for entry in NOTEBOOKS:
-        page = (HTML / f"{entry}.html").read_text(encoding="utf-8")
-        for link in re.findall(r'<a [^>]*href="bibliography\.html#[^"]*"[^>]*>(.*?)</a>', page):
-            cited.add(re.sub(r"<[^>]+>", "", link))
-    assert cited, "no chapter cites the bibliography"
-    years = {re.search(r"\d{4}", label).group(0) for label in labels}
-    for citation in cited:
-        assert re.search(r"\d{4}", citation) and re.search(r"\d{4}", citation).group(0) in years, (
-            f"in-text citation {citation!r} is not author-year like the list {labels}")
-
-
-def test_api_page():
-    """The API page describes CONVENTIONS, prints no default as a function repr, and its
-    chapter references are links (the strict build checks their targets)."""
-    html = (HTML / "book" / "api.html").read_text(encoding="utf-8")
-    assert "&lt;function" not in html and "<function" not in html
-    conventions = html[html.index('id="lnbook.CONVENTIONS"'):]
-    description = re.sub(r"<[^>]+>", " ", conventions[:conventions.index("</dd>")])
-    assert len(description.split()) > 15, description
-    assert re.search(r'<a class="reference internal" href="frameworks\.html', html)
-
-
-def test_small_things():
-    """A favicon on every page (no /favicon.ico 404), a titled root page that leads to the
-    first page, no generated index page that nothing links to, no table with an empty
-    header row, and no second search box in an empty top bar."""
-    root = (HTML / "index.html").read_text(encoding="utf-8")
-    assert re.search(r"<title>\s*\S.*</title>", root), root
-    assert 'url=book/intro.html' in root
-    for path in HTML.rglob("*.html"):
-        if path.relative_to(HTML).parts[0] == "_static":
-            continue  # the theme's template fragments, copied as they are
-        text = path.read_text(encoding="utf-8")
-        icons = re.findall(r'<link rel="icon" href="([^"]+)"', text)
-        assert icons, f"{path}: no favicon"
-        assert (path.parent / icons[0]).resolve().is_file(), (path, icons)
-        assert not re.search(r"<thead>\s*<tr[^>]*>(\s*<th[^>]*>(<p></p>)?</th>)+\s*</tr>", text)
-    for index in ("py-modindex.html", "prf-prf.html"):
-        assert not (HTML / index).exists(), f"{index} is generated but nothing links to it"
-    css = (HTML / "_static" / "lnbook-site.css").read_text(encoding="utf-8")
-    assert re.search(r"header\.bd-header\s*\{\s*display:\s*none", css)
