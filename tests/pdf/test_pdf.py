@@ -123,6 +123,24 @@ def test_every_glued_number_appears_in_its_chapter_as_on_the_website():
     assert n >= 100  # the book glued 127 values when this was written
 
 
+def test_the_glued_numbers_checked_are_the_websites():
+    """The values the test above looks for are those the built website shows: each chapter's
+    pasted texts (myst-nb's ``span.pasted-text``), in order."""
+    import html
+
+    html_root = pdfbook.ROOT / "_build" / "html"
+    if not (html_root / "index.html").exists():
+        reason = "the website has not been built: tools/build-site"
+        if in_ci() or pdfbook.in_site_tier():
+            pytest.fail(reason)
+        pytest.skip(reason)
+    for doc, _ in pdfbook.toc():
+        page = (html_root / f"{doc}.html").read_text()
+        shown = [html.unescape(t) for t in
+                 re.findall(r'<span class="pasted-text">([^<]*)</span>', page)]
+        assert shown == [value for _, value in pdfbook.glued_values(doc)], doc
+
+
 def test_no_formula_is_lost():
     """Each page's inline and display formulas, counted in its Markdown (parsed with
     myst-parser's markdown-it, and the API page's docstrings), are all in the .tex."""
@@ -165,7 +183,8 @@ def test_the_website_carries_the_pdf_and_every_page_links_to_it():
         if in_ci() or pdfbook.in_site_tier():
             pytest.fail(reason)
         pytest.skip(reason)
-    assert pdfbook.SITE_PDF.read_bytes() == pdfbook.PDF.read_bytes()
+    assert pdfbook.SITE_PDF.read_bytes() == pdfbook.PDF.read_bytes(), (
+        "the website's PDF is not the one built last: tools/build-site builds both")
     unlinked = []
     for doc, _ in pdfbook.toc():
         page = html_root / f"{doc}.html"

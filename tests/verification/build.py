@@ -6,7 +6,8 @@ Usage (from the repository root)::
     .venv/bin/python tests/verification/build.py --run ID   # ... of the run ID
     .venv/bin/python tests/verification/build.py --render   # the page from results.json only
 
-``tools/test`` runs the first form at the end of a full run in which every tier passed:
+``tools/test`` runs the second form at the end of every full run (passed or not: the page
+shows failures, and the tests refuse committed results with any):
 ``tests/verification/record.py`` has left one record per test session of that run under
 ``_build/verification/`` (the tests' outcomes and durations, the machine, the versions), and
 this script joins them with what the sources say (which cell glues which value, which cell
