@@ -174,6 +174,7 @@ def results(records: list[dict]) -> dict:
         name = nodeid.split("[", 1)[1].rstrip("]")
         spec = getattr(portability, "VARIANTS", {}).get(name)
         variants[name] = {"outcome": outcome, "test": test_location(nodeid),
+                          "reason": tests[nodeid].get("reason"),
                           "OPENBLAS_CORETYPE": spec[0] if spec else None,
                           "kernel loaded": spec[2] if spec else None,
                           "numpy SIMD switched off": list(spec[1]) if spec else None}
@@ -276,8 +277,9 @@ def render(data: dict) -> str:
                   "| result |", "|---|---|---|---|---|"]
         for name, v in variants.items():
             off = ", ".join(v["numpy SIMD switched off"] or []) or "none"
+            why = f" ({v['reason']})" if v.get("reason") else ""
             lines.append(f"| {name} | {v['OPENBLAS_CORETYPE']} | {v['kernel loaded']} | {off} | "
-                         f"{_test(data, v['test'], v['outcome'])} |")
+                         f"{_test(data, v['test'], v['outcome'])}{why} |")
     else:
         lines.append("The portability tier did not run in this run.")
     lines += ["", "## Chapter by chapter", "",
@@ -366,6 +368,9 @@ def main(argv: list[str] | None = None) -> int:
     write_page(data)
     print(f"wrote {PAGE_PART.relative_to(ROOT)}" + ("" if args.render else
                                                    f" and {RESULTS.relative_to(ROOT)}"))
+    failed = {t: n["failed"] for t, n in data["run"]["tiers"].items() if n["failed"]}
+    if failed:
+        print(f"the run had failures ({failed}): the page shows them; commit a passing run's")
     return 0
 
 

@@ -81,6 +81,8 @@ class Recorder:
             entry["outcome"] = "failed"
         elif report.skipped and entry["outcome"] != "failed":
             entry["outcome"] = "skipped"
+            if isinstance(report.longrepr, tuple):  # (file, line, "Skipped: reason")
+                entry["reason"] = str(report.longrepr[2]).removeprefix("Skipped: ")
 
     def pytest_sessionfinish(self, session, exitstatus):
         if hasattr(self.config, "workerinput"):  # an xdist worker: the controller records

