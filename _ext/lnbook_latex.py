@@ -16,6 +16,8 @@ from the stored outputs; tests/pdf/ checks the result. For the LaTeX builder onl
   lowered around them, ``ChapterNumbers``), so "The records" is chapter 1 as on the site,
   and the environment numbers by chapter (``numfig_secnum_depth`` 1, as for HTML) while the
   LaTeX writer, which counts from ``\part``, resets the counters at each chapter (2);
+- titles a proof's box "Proof" (sphinx-proof gives the box no title and starts its text with
+  "Proof. ", which in LaTeX left an empty title bar over the proof: ``ProofTitles``);
 and, for the website, adds the PDF to every page's download menu (``pdf_link``).
 """
 
@@ -98,6 +100,26 @@ class ChapterNumbers(SphinxPostTransform):
             start.insert(0, nodes.raw("", command + "\n", format="latex"))
 
 
+class ProofTitles(SphinxPostTransform):
+    """A proof's box (an admonition of class ``proof`` without a title) gets the title its
+    text starts with ("Proof. ..." becomes the title "Proof" over "...")."""
+
+    builders = ("latex",)
+    default_priority = 900
+
+    def run(self, **kwargs) -> None:
+        for box in self.document.findall(nodes.admonition):
+            if "proof" not in box["classes"] or any(isinstance(c, nodes.title) for c in box):
+                continue
+            para = next(iter(box.findall(nodes.paragraph)), None)
+            first = next(iter(para.findall(nodes.Text)), None) if para is not None else None
+            if first is None or ". " not in first.astext()[:20]:
+                continue
+            name, rest = first.astext().split(". ", 1)
+            first.parent.replace(first, nodes.Text(rest))
+            box.insert(0, nodes.title("", name))
+
+
 def number_by_chapter(app: Sphinx) -> None:
     """The environment numbers figures, equations and boxes chapter by chapter, as on the
     website (sphinx-jupyterbook-latex asks for sections, 2, on a book with parts)."""
@@ -132,6 +154,7 @@ def setup(app: Sphinx) -> dict:
     app.connect("builder-inited", number_by_chapter, priority=900)
     app.connect("env-check-consistency", writer_counts_from_parts)
     app.add_post_transform(ChapterNumbers)
+    app.add_post_transform(ProofTitles)
     # after sphinx-book-theme's add_header_buttons (priority 501)
     app.connect("html-page-context", pdf_link, priority=502)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
