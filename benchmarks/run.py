@@ -382,8 +382,8 @@ def bench_operator_norm(cfg: dict) -> dict:
 def bench_accuracy(torch, cfg: dict) -> dict:
     """Worst error in ulps of lnbook.core and torch's float64 layer_norm on the hostile grid.
 
-    lnbook.offset_errors draws records z = sigma (r 1 + x) for each offset r = |mu|/sigma and
-    compares a core with the correctly rounded one (lnbook.reference.exact_core).
+    lnbook.fp.offset_errors draws records z = sigma (r 1 + x) for each offset r = |mu|/sigma and
+    compares a core with the correctly rounded one (lnbook.exact_core).
     """
     d, n = cfg["accuracy d"], cfg["accuracy n"]
     offsets = np.array(cfg["offsets"])
@@ -397,8 +397,8 @@ def bench_accuracy(torch, cfg: dict) -> dict:
     for spread in cfg["spreads"]:
         row = {"spread": spread}
         for side, fn in (("lnbook", lnbook.core), ("torch", torch_core)):
-            row[side] = [float(e) for e in lnbook.offset_errors(offsets, fn, spread=spread,
-                                                                d=d, n=n, eps=EPS)]
+            row[side] = [float(e) for e in lnbook.fp.offset_errors(offsets, f=fn, sigma=spread,
+                                                                   d=d, n=n, eps=EPS)]
         rows.append(row)
     worst = {side: max(max(r[side]) for r in rows) for side in ("lnbook", "torch")}
     what, comparison, bound = TARGETS["accuracy"]
@@ -407,7 +407,7 @@ def bench_accuracy(torch, cfg: dict) -> dict:
             "worst": worst, "load before": load_before, "load after": list(os.getloadavg()),
             "target": {"comparison": comparison, "bound": bound},
             "met": verdict(worst["lnbook"], comparison, bound),
-            "reference": "lnbook.offset_errors with lnbook.core and with torch's layer_norm"}
+            "reference": "lnbook.fp.offset_errors with lnbook.core and with torch's layer_norm"}
 
 
 def measure(cfg: dict, removed: dict, log=print) -> dict:
