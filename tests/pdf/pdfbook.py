@@ -183,23 +183,52 @@ def count_formulas(text: str) -> tuple[int, int]:
     return inline, display
 
 
+def _documented(kind: str, dotted: str, options: str) -> list[str]:
+    """The docstrings autodoc shows for one ``.. auto<kind>:: dotted`` with its options: an
+    object's; a module's, and with ``:members:`` every name of its ``__all__`` (a class with
+    its public members), less ``:exclude-members:``."""
+    import importlib
+    import inspect
+
+    def obj(path: str):
+        try:
+            return importlib.import_module(path)
+        except ImportError:
+            module, _, name = path.rpartition(".")
+            return getattr(importlib.import_module(module), name)
+
+    def members(cls) -> list[str]:
+        return [inspect.getdoc(v) or "" for k, v in vars(cls).items()
+                if not k.startswith("_") and k not in excluded
+                and (callable(v) or isinstance(v, property))]
+
+    ex = re.search(r":exclude-members:[ \t]*(.*)", options)
+    excluded = set(re.findall(r"[\w.]+", ex.group(1))) if ex else set()
+    target = obj(dotted)
+    docs = [inspect.getdoc(target) or ""]
+    if kind == "class":
+        docs += members(target)
+    elif kind == "module" and re.search(r":members:[ \t]*$", options, re.M):
+        for name in getattr(target, "__all__", []):
+            if name in excluded:
+                continue
+            value = getattr(target, name)
+            if callable(value) or inspect.ismodule(value):
+                docs.append(inspect.getdoc(value) or "")
+            if inspect.isclass(value):
+                docs += members(value)
+    elif kind not in ("function", "data", "module"):
+        raise ValueError(f"count_rst_formulas reads autofunction/autoclass/autodata/automodule, "
+                         f"not auto{kind} {dotted}: extend it")
+    return docs
+
+
 def count_rst_formulas(rst: str) -> tuple[int, int]:
     """``(inline, display)`` formulas of an ``{eval-rst}`` block: ``:math:`` roles and
     ``.. math::`` directives, in the block and in the docstrings it documents."""
-    import importlib
-
     texts = [rst]
     for m in re.finditer(r"^\s*\.\. auto(\w+)::\s*(\S+)((?:\n[ \t]+:.*)*)", rst, re.M):
-        kind, dotted, options = m.groups()
-        if kind == "module" and ":no-members:" in options:
-            texts.append(importlib.import_module(dotted).__doc__ or "")
-            continue
-        if kind not in ("function", "class", "data"):
-            raise ValueError(f"count_rst_formulas reads autofunction/autoclass/autodata and "
-                             f"automodule with :no-members:, not auto{kind} {dotted}{options}: "
-                             "extend it")
-        module, _, name = dotted.rpartition(".")
-        texts.append(getattr(importlib.import_module(module), name).__doc__ or "")
+        texts += _documented(*m.groups())
     text = "\n".join(texts)
     return len(re.findall(r":math:`", text)), len(re.findall(r"^\s*\.\. math::", text, re.M))
 
