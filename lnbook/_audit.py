@@ -45,8 +45,17 @@ def record_audit(
     Raises
     ------
     ValueError
-        If ``z`` has no leading axis, ``record`` is not a valid index, or ``f`` changes
-        the shape.
+        If ``z`` has no leading axis, ``record`` is outside it, ``seed`` is negative, or
+        ``f`` changes the shape or returns non-finite values.
+    TypeError
+        If ``f`` is not callable, ``record`` not a tuple of integers (a bool would select
+        many records), or ``seed`` not an integer.
+
+    Notes
+    -----
+    The changed record is drawn as :math:`3\\xi + 1` with :math:`\\xi` seeded standard
+    normal; a layer that normalizes each record on its own moves that record only, bit for
+    bit. See :ref:`ch-records`.
 
     Examples
     --------
@@ -91,13 +100,16 @@ def wrong_axis_layer_norm(z: ArrayLike, *, axis: int = -2, eps: float = EPS) -> 
 
     Returns
     -------
-    ndarray, shape of ``z``
+    ndarray
+        The wrongly normalized array, of the shape of ``z``.
 
     Raises
     ------
     ValueError
         If ``axis`` is not an axis of ``z``, if ``eps == 0`` and a slice along ``axis`` is
         constant, or as for :func:`lnbook.core`.
+    TypeError
+        If ``axis`` is not an integer, or as for :func:`lnbook.core`.
 
     Notes
     -----

@@ -21,13 +21,16 @@ def centering_matrix(d: int) -> np.ndarray:
 
     Returns
     -------
-    P : (d, d) ndarray
-        Symmetric, idempotent, ``P 1 = 0`` and ``P z = z - mu 1``.
+    (d, d) ndarray
+        The centering matrix :math:`P`: symmetric, idempotent, ``P 1 = 0`` and
+        ``P z = z - mu 1``.
 
     Raises
     ------
     ValueError
-        If ``d`` is not a positive integer.
+        If ``d < 1``, or the matrix would not fit in memory.
+    TypeError
+        If ``d`` is not an integer.
 
     Notes
     -----
@@ -59,14 +62,17 @@ def weighted_centering_matrix(a: ArrayLike) -> np.ndarray:
 
     Returns
     -------
-    P_a : (d, d) ndarray
-        ``P_a x = x - (a^T x) 1``: idempotent, kernel ``span{1}``, range ``ker a^T``; an
-        oblique projection unless all weights are equal.
+    (d, d) ndarray
+        The matrix :math:`P_a`, with ``P_a x = x - (a^T x) 1``: idempotent, kernel
+        ``span{1}``, range ``ker a^T``; an oblique projection unless all weights are equal.
 
     Raises
     ------
     ValueError
-        If a weight is negative or the weights do not sum to 1.
+        If a weight is negative or not finite, the weights do not sum to 1, or the matrix
+        would not fit in memory.
+    TypeError
+        If ``a`` is not real numbers.
 
     Notes
     -----
@@ -75,6 +81,10 @@ def weighted_centering_matrix(a: ArrayLike) -> np.ndarray:
 
     It is the residual map of the weighted least-squares fit of one constant. See
     :ref:`ch-weighted`.
+
+    References
+    ----------
+    :cite:t:`bjorck1996least` (weighted least squares)
 
     Examples
     --------

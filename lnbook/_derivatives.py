@@ -52,8 +52,9 @@ def jacobian(
 
     Returns
     -------
-    J : (..., d, d) ndarray
-        ``J[..., i, j]`` is the first-order effect of input ``j`` on output ``i``.
+    (..., d, d) ndarray
+        The Jacobian :math:`J`: ``J[..., i, j]`` is the first-order effect of input ``j`` on
+        output ``i``.
 
     Raises
     ------
@@ -61,6 +62,8 @@ def jacobian(
         As for :func:`lnbook.core`; if ``gamma`` is not of shape ``(d,)``; if the result
         would have more than 2**31 entries or not fit in free memory (said before
         allocating); if an entry overflows float64.
+    TypeError
+        As for :func:`lnbook.core`.
 
     Notes
     -----
@@ -159,6 +162,8 @@ def jacobian_eigenvalues(z: ArrayLike, *, eps: float = EPS) -> tuple[np.ndarray,
     ------
     ValueError
         As for :func:`lnbook.core`, or if an eigenvalue overflows float64.
+    TypeError
+        As for :func:`lnbook.core`.
 
     Notes
     -----
@@ -215,6 +220,8 @@ def input_grad(
     ValueError
         As for :func:`lnbook.core`; if ``g`` does not have the shape of ``z`` or ``gamma``
         is not ``(d,)``; if the gradient itself overflows float64.
+    TypeError
+        If ``z``, ``g`` or ``gamma`` is not real numbers, or ``eps`` not a real number.
 
     Notes
     -----
@@ -247,7 +254,7 @@ def input_grad(
 
 @_checks.public
 def param_grads(z: ArrayLike, g: ArrayLike, *, eps: float = EPS) -> tuple[np.ndarray, np.ndarray]:
-    """Gradients with respect to the gain and the bias, summed over every record.
+    """The gradients with respect to the gain and the bias, summed over every record.
 
     Parameters
     ----------
@@ -271,6 +278,8 @@ def param_grads(z: ArrayLike, g: ArrayLike, *, eps: float = EPS) -> tuple[np.nda
     ValueError
         As for :func:`lnbook.core`, if ``g`` does not have the shape of ``z``, or if a sum
         overflows float64.
+    TypeError
+        If ``z`` or ``g`` is not real numbers, or ``eps`` not a real number.
 
     Notes
     -----
@@ -298,7 +307,7 @@ def param_grads(z: ArrayLike, g: ArrayLike, *, eps: float = EPS) -> tuple[np.nda
 def central_difference_jacobian(
     f: Callable[..., np.ndarray], z: ArrayLike, *, tau: float = 1e-6
 ) -> np.ndarray:
-    """Jacobian of ``f`` at a record ``z`` by central differences: the closed forms' witness.
+    r"""Jacobian of ``f`` at a record ``z`` by central differences: the closed forms' witness.
 
     Parameters
     ----------
@@ -307,7 +316,7 @@ def central_difference_jacobian(
     z : (d,) array_like
         The point.
     tau : float, optional
-        The step :math:`\\tau > 0`; the error is ``O(tau^2)`` plus rounding
+        The step :math:`\tau > 0`; the error is ``O(tau^2)`` plus rounding
         ``O(rho / tau)``.
 
     Returns
@@ -326,6 +335,13 @@ def central_difference_jacobian(
     TypeError
         If ``f`` is not callable, returns something other than real numbers, or ``tau`` is
         not a real number.
+
+    Notes
+    -----
+    Column ``j`` is ``(f(z + tau e_j) - f(z - tau e_j)) / (2 tau)``; its error is of order
+    ``tau**2`` from truncation plus ``rho / tau`` from rounding.
+    Every chapter that derives a Jacobian checks it with this witness, from :ref:`ch-jacobian`
+    on.
 
     Examples
     --------

@@ -55,6 +55,11 @@ def stats(z: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     ``1e-154``) or overflow is scaled by a power of two first, which is exact. See
     :ref:`ch-records` and :ref:`ch-floating-point`.
 
+    References
+    ----------
+    :cite:t:`chan1983algorithms` (the corrected two-pass algorithm);
+    :cite:t:`higham2002accuracy` (pairwise summation).
+
     Examples
     --------
     >>> mu, q = stats([1, 2, 3, 4])
@@ -87,13 +92,16 @@ def core(z: ArrayLike, *, eps: float = EPS, threads: int | None = None) -> np.nd
 
     Returns
     -------
-    u : ndarray, shape of ``z``, float64
+    ndarray
+        The core :math:`u_\\varepsilon(z)` of every record, of the shape of ``z``, float64.
 
     Raises
     ------
     ValueError
         If ``eps < 0``, if ``eps == 0`` and a record is constant, or if ``z`` is invalid
         (see :func:`stats`).
+    TypeError
+        If ``z`` or ``eps`` is not real numbers, or ``threads`` not an integer.
 
     Notes
     -----
@@ -103,6 +111,10 @@ def core(z: ArrayLike, *, eps: float = EPS, threads: int | None = None) -> np.nd
     is below about ``1e-154`` or above ``1e154`` is first scaled by a power of two (exact),
     so that subnormal and overflowing squares never spoil the core. See :ref:`ch-epsilon`
     and :ref:`ch-floating-point`.
+
+    References
+    ----------
+    :cite:t:`ba2016layer`
 
     Examples
     --------
@@ -144,13 +156,17 @@ def layer_norm(
 
     Returns
     -------
-    y : ndarray, shape of ``z``, float64
+    ndarray
+        The output :math:`y = \\gamma \\odot u + \\beta` of every record, of the shape of
+        ``z``, float64.
 
     Raises
     ------
     ValueError
         If ``gamma`` or ``beta`` is not of shape ``(d,)``, if the output overflows float64
         (a gain or bias near the largest float), or as for :func:`core`.
+    TypeError
+        As for :func:`core`, and if ``gamma`` or ``beta`` is not real numbers.
 
     Notes
     -----
@@ -158,6 +174,10 @@ def layer_norm(
 
     Matches ``torch.nn.functional.layer_norm(z, (d,), gamma, beta, eps)``. See
     :ref:`ch-gain` and :ref:`ch-bias`.
+
+    References
+    ----------
+    :cite:t:`ba2016layer`
 
     Examples
     --------
@@ -189,6 +209,13 @@ def normalized_variance(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
     -------
     (...) ndarray
         ``(1/d) sum_i u_i^2`` for every record, shape ``z.shape[:-1]``.
+
+    Raises
+    ------
+    ValueError
+        As for :func:`core`.
+    TypeError
+        As for :func:`core`.
 
     Notes
     -----

@@ -99,16 +99,17 @@ def exact_core(
 
     Returns
     -------
-    u : ndarray, shape of ``z``, float64
-        Each component is the exact core rounded to the nearest float64 (ties to even).
+    ndarray
+        The core of every record, of the shape of ``z``, float64: each component is the exact
+        core rounded to the nearest float64 (ties to even).
 
     Raises
     ------
     ValueError
-        If ``eps < 0``, if ``eps == 0`` and a record is constant, if ``dps`` is not a
-        positive integer, or if ``z`` is invalid (see :func:`lnbook.stats`).
+        If ``eps < 0``, if ``eps == 0`` and a record is constant, if ``dps`` is not from 1
+        to 10000, or if ``z`` is invalid (see :func:`lnbook.stats`).
     TypeError
-        If ``center`` is not a bool.
+        If ``center`` is not a bool or ``dps`` not an integer.
 
     Notes
     -----
@@ -184,6 +185,9 @@ def ulp_error(
     ValueError
         If the shapes differ, an entry is NaN or infinite, ``dtype`` is not a float type,
         or an exact entry lies beyond ``dtype``'s range (e.g. above 65504 in float16).
+    TypeError
+        If ``dtype`` is not float16, float32, float64 or the long double, or an array is not
+        real numbers.
 
     Notes
     -----

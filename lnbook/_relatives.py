@@ -14,7 +14,7 @@ __all__ = ["rms_norm", "batch_norm"]
 
 @_checks.public
 def rms_norm(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
-    """RMSNorm's core: divide by the root mean square, with no centering.
+    """The core of RMSNorm: divide by the root mean square, with no centering.
 
     Parameters
     ----------
@@ -25,12 +25,16 @@ def rms_norm(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
 
     Returns
     -------
-    ndarray, shape of ``z``
+    ndarray
+        :math:`z / \\sqrt{\\lVert z\\rVert^2/d + \\varepsilon}` for every record, of the
+        shape of ``z``.
 
     Raises
     ------
     ValueError
         If ``eps == 0`` and a record is all zeros, or as for :func:`lnbook.core`.
+    TypeError
+        As for :func:`lnbook.core`.
 
     Notes
     -----
@@ -38,6 +42,10 @@ def rms_norm(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
 
     A record of tiny or huge size is scaled by a power of two first, as in
     :func:`lnbook.core`. See :ref:`ch-exercises`.
+
+    References
+    ----------
+    :cite:t:`zhang2019root`
 
     Examples
     --------
@@ -54,7 +62,7 @@ def rms_norm(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
 
 @_checks.public
 def batch_norm(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
-    """BatchNorm's training-mode core: statistics down each feature, across the batch.
+    """The training-mode core of BatchNorm: statistics down each feature, across the batch.
 
     Parameters
     ----------
@@ -72,7 +80,9 @@ def batch_norm(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
     ------
     ValueError
         If ``z`` is not 2-d, or ``eps == 0`` and a column is constant (always so when
-        ``B = 1``).
+        ``B = 1``), or the batch is empty.
+    TypeError
+        As for :func:`lnbook.core`.
 
     Notes
     -----
@@ -82,6 +92,10 @@ def batch_norm(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
 
     The statistics are the kernel's, on the transposed batch. Matches
     ``torch.nn.BatchNorm1d(d, affine=False)`` in training mode. See :ref:`ch-records`.
+
+    References
+    ----------
+    :cite:t:`ioffe2015batch`
 
     Examples
     --------

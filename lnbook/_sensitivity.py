@@ -33,6 +33,13 @@ def operator_norm(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
     (...) ndarray
         ``||Du_eps(z)||_2`` for every record, shape ``z.shape[:-1]``.
 
+    Raises
+    ------
+    ValueError
+        As for :func:`lnbook.core`, or if the norm overflows float64.
+    TypeError
+        As for :func:`lnbook.core`.
+
     Notes
     -----
     The Jacobian is symmetric, so its norm is its largest eigenvalue: 0 on
@@ -86,6 +93,8 @@ def lipschitz_bound(gamma: ArrayLike | None = None, *, eps: float = EPS) -> floa
     ------
     ValueError
         If ``eps <= 0`` or ``gamma`` is not a finite vector.
+    TypeError
+        If ``eps`` or ``gamma`` is not real numbers.
 
     Notes
     -----
@@ -117,14 +126,14 @@ def lipschitz_bound(gamma: ArrayLike | None = None, *, eps: float = EPS) -> floa
 
 @_checks.public
 def amplification(z: ArrayLike, delta: ArrayLike, *, eps: float = EPS) -> np.ndarray:
-    """Finite amplification ``||u(z + delta) - u(z)|| / ||delta||`` of the core.
+    r"""Finite amplification ``||u(z + delta) - u(z)|| / ||delta||`` of the core.
 
     Parameters
     ----------
     z : (d,) or (..., d) array_like
         Records along the last axis.
     delta : array_like, shape of ``z``
-        The perturbation :math:`\\delta`; no record of it may be zero.
+        The perturbation :math:`\delta`; no record of it may be zero.
     eps : float, optional
         Stabilizer.
 
@@ -138,6 +147,13 @@ def amplification(z: ArrayLike, delta: ArrayLike, *, eps: float = EPS) -> np.nda
     ValueError
         As for :func:`lnbook.core`; if ``delta`` does not have the shape of ``z``, a record of
         ``delta`` is zero, or ``z + delta`` overflows float64.
+    TypeError
+        If ``z`` or ``delta`` is not real numbers.
+
+    Notes
+    -----
+    The ratio is never above ``eps**-0.5`` (:func:`lipschitz_bound`), the largest
+    :func:`operator_norm`: it is its finite counterpart. See :ref:`ch-sensitivity`.
 
     Examples
     --------
@@ -200,12 +216,15 @@ def response(t: ArrayLike, *, eps: float = EPS) -> np.ndarray:
 
     Returns
     -------
-    h : ndarray, shape of ``t`` (at least 1-d)
+    ndarray
+        :math:`h_\\varepsilon(t)`, of the shape of ``t`` (at least 1-d).
 
     Raises
     ------
     ValueError
         If ``t`` is empty or not finite, ``eps < 0``, or ``eps = 0`` at ``t = 0``.
+    TypeError
+        If ``t`` or ``eps`` is not real numbers.
 
     Notes
     -----
@@ -239,12 +258,15 @@ def response_slope(t: ArrayLike, *, eps: float = EPS) -> np.ndarray:
 
     Returns
     -------
-    ndarray, shape of ``t`` (at least 1-d)
+    ndarray
+        :math:`h'_\\varepsilon(t)`, of the shape of ``t`` (at least 1-d).
 
     Raises
     ------
     ValueError
         As for :func:`response`, or if the slope overflows float64.
+    TypeError
+        As for :func:`response`.
 
     Notes
     -----
@@ -252,7 +274,7 @@ def response_slope(t: ArrayLike, *, eps: float = EPS) -> np.ndarray:
               \\qquad h'_\\varepsilon(0) = \\varepsilon^{-1/2}.
 
     ``t`` and ``eps`` are scaled by ``2^k`` and ``4^k`` (exact) so that the power
-    neither overflows nor underflows.
+    neither overflows nor underflows. See :ref:`ch-epsilon`.
 
     Examples
     --------

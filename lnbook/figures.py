@@ -63,7 +63,33 @@ EPS_VALUES = (0.01, 0.1, 1.0)
 
 @_checks.public
 def records_with_variance(q: ArrayLike, d: int) -> np.ndarray:
-    """Records ``c (-1, 1, 0, ..., 0)`` of ``d`` features whose population variance is ``q``.
+    r"""The records ``c (-1, 1, 0, ..., 0)`` of ``d`` features whose population variance is ``q``.
+
+    Parameters
+    ----------
+    q : (n,) array_like
+        Variances, ``q >= 0``.
+    d : int
+        Features of a record, ``d >= 2``.
+
+    Returns
+    -------
+    (n, d) ndarray
+        Record ``k`` is ``c_k (-1, 1, 0, ..., 0)`` with ``c_k = sqrt(q_k d / 2)``.
+
+    Raises
+    ------
+    ValueError
+        If ``q`` is not a non-empty vector of finite variances ``>= 0``, ``d < 2``, or the
+        records would not fit in memory.
+    TypeError
+        If ``d`` is not an integer, or ``q`` not real numbers.
+
+    Notes
+    -----
+    The record ``c (-1, 1, 0, ..., 0)`` has mean 0 and variance ``2 c**2 / d``, so
+    ``c = sqrt(q d / 2)``. The figures of :ref:`ch-epsilon` and :ref:`ch-jacobian` sweep
+    ``q`` with these records.
 
     Examples
     --------
@@ -84,7 +110,37 @@ def records_with_variance(q: ArrayLike, d: int) -> np.ndarray:
 
 @_checks.public
 def decade_ticks(lo: float, hi: float, *, max_ticks: int = 6, zero: bool = False) -> np.ndarray:
-    """Powers of ten from ``lo`` to ``hi``, every k-th decade so that at most ``max_ticks``.
+    r"""The powers of ten from ``lo`` to ``hi``, every k-th decade, at most ``max_ticks`` of them.
+
+    Parameters
+    ----------
+    lo, hi : float
+        The ends of the axis, ``0 < lo <= hi``.
+    max_ticks : int, optional
+        At most this many ticks (0 included), at least 1 (2 with ``zero``).
+    zero : bool, optional
+        Whether the ticks start at 0 (a symmetric-log axis).
+
+    Returns
+    -------
+    ndarray
+        ``10**k0``, ``10**(k0 + s)``, ... up to ``10**ceil(log10(hi))``, preceded by 0 with
+        ``zero``.
+
+    Raises
+    ------
+    ValueError
+        If ``lo`` or ``hi`` is not positive and finite, ``lo > hi``, or ``max_ticks`` is too
+        small.
+    TypeError
+        If ``max_ticks`` is not an integer or ``zero`` not a bool.
+
+    Notes
+    -----
+    With ``k0 = floor(log10(lo))``, ``k1 = ceil(log10(hi))`` and ``slots`` ticks for the
+    powers, the step is the smallest ``s`` with ``(k1 - k0) // s + 1 <= slots``, in closed
+    form ``s = (k1 - k0) // slots + 1``. Used by :func:`offset_error_data`
+    (:ref:`ch-floating-point`).
 
     Examples
     --------
@@ -109,10 +165,43 @@ def decade_ticks(lo: float, hi: float, *, max_ticks: int = 6, zero: bool = False
 
 @_checks.public
 def response_data(*, eps_values: Sequence[float] = EPS_VALUES, t: ArrayLike | None = None) -> dict:
-    """Response ``h_eps(t)`` of ``u_3`` to ``(-t, 0, t)``, its slope, the peaks and the limit.
+    r"""The response ``h_eps(t)`` of ``u_3`` to the records ``(-t, 0, t)``, its slope and peak.
 
-    Returns ``t`` (n,), ``h`` and ``slope`` (k, n) for the k values of ``eps``, ``peak``
-    (k,) = ``h'_eps(0) = eps**-0.5`` and ``limit`` = ``sqrt(3/2)``, the response's asymptote.
+    Parameters
+    ----------
+    eps_values : sequence of float, optional
+        Stabilizers, one curve each, ``eps > 0``.
+    t : (n,) array_like, optional
+        Values of the family parameter (default: 601 points from -3 to 3).
+
+    Returns
+    -------
+    dict
+        ``t`` (n,); ``eps`` (k,); ``h`` and ``slope`` (k, n), :func:`lnbook.response` and
+        :func:`lnbook.response_slope`; ``peak`` (k,), :math:`h'_\varepsilon(0) =
+        \varepsilon^{-1/2}`; ``limit``, :math:`\sqrt{3/2}`.
+
+    Raises
+    ------
+    ValueError
+        If an ``eps`` is not positive and finite, or ``t`` is not a vector of finite numbers.
+    TypeError
+        If ``eps_values`` or ``t`` are not real numbers.
+
+    Notes
+    -----
+    .. math:: h_\varepsilon(t) = \frac{t}{\sqrt{2t^2/3 + \varepsilon}}, \qquad
+                  h'_\varepsilon(0) = \varepsilon^{-1/2}
+
+        and ``h`` tends to ``±sqrt(3/2)`` as ``t`` goes to ``±inf``.
+
+    Drawn by :func:`lnbook.plotting.plot_response`; see :ref:`ch-epsilon`.
+
+    Examples
+    --------
+    >>> data = response_data(eps_values=(1.0,), t=[0.0, 3.0])
+    >>> data["peak"].tolist(), data["h"].round(6).tolist()  # h(3) = 3 / sqrt(7)
+    ([1.0], [[0.0, 1.133893]])
     """
     eps_values = _checks.eps_values(eps_values)
     t = np.linspace(-3, 3, 601) if t is None else _checks.vector(t, "t")
@@ -129,9 +218,40 @@ def response_data(*, eps_values: Sequence[float] = EPS_VALUES, t: ArrayLike | No
 
 @_checks.public
 def normalized_variance_data(*, eps_values: Sequence[float] = EPS_VALUES, d: int = 3) -> dict:
-    """Mean square ``(1/d) sum u_i^2 = q / (q + eps)`` of the core against the variance ``q``.
+    r"""The mean square of the core, ``q / (q + eps)``, against the variance ``q``.
 
-    Returns ``q`` (n,), ``mean_square`` (k, n) and the half-way points ``(eps, 1/2)``.
+    Parameters
+    ----------
+    eps_values : sequence of float, optional
+        Stabilizers, one curve each.
+    d : int, optional
+        Features of the records, ``d >= 2``.
+
+    Returns
+    -------
+    dict
+        ``q`` (n,), 241 variances from ``1e-4`` to ``1e2``; ``eps`` (k,); ``mean_square``
+        (k, n), :func:`lnbook.normalized_variance` of records of those variances; ``half``
+        (k,), the value 1/2 it takes at ``q = eps``.
+
+    Raises
+    ------
+    ValueError
+        If an ``eps`` is negative or not finite (or 0, where a record is constant), or ``d < 2``.
+    TypeError
+        If ``d`` is not an integer.
+
+    Notes
+    -----
+    .. math:: \frac1d \sum_i u_i^2 = \frac{q}{q + \varepsilon}
+
+    Drawn by :func:`lnbook.plotting.plot_normalized_variance`; see :ref:`ch-epsilon`.
+
+    Examples
+    --------
+    >>> data = normalized_variance_data(eps_values=(1.0,))
+    >>> data["q"].size, float(data["half"][0])
+    (241, 0.5)
     """
     eps_values = _checks.eps_values(eps_values)
     q = np.logspace(-4, 2, 241)
@@ -146,11 +266,43 @@ def normalized_variance_data(*, eps_values: Sequence[float] = EPS_VALUES, d: int
 
 @_checks.public
 def jacobian_eigenvalues_data(*, eps: float = 0.1, d: int = 4) -> dict:
-    """Eigenvalues of the core's Jacobian against ``q``: closed forms, and ``eigvalsh`` samples.
+    r"""The eigenvalues of the core's Jacobian against ``q``: closed forms and ``eigvalsh`` samples.
 
-    Returns ``q`` (n,), ``tangential`` and ``radial`` (n,) from the closed forms, and
-    ``sample_q`` (m,) with ``numeric`` (m, d), the eigenvalues of the Jacobian matrices; and
-    ``eps`` and ``d``.
+    Parameters
+    ----------
+    eps : float, optional
+        Stabilizer, ``eps > 0``.
+    d : int, optional
+        Features of the records, ``d >= 2``.
+
+    Returns
+    -------
+    dict
+        ``q`` (n,); ``tangential`` and ``radial`` (n,), :func:`lnbook.jacobian_eigenvalues`;
+        ``zero`` (n,); ``sample_q`` (m,) with ``numeric`` (m, d), the eigenvalues of the
+        matrices :func:`lnbook.jacobian`; ``bound``, :math:`\varepsilon^{-1/2}`; ``eps``, ``d``.
+
+    Raises
+    ------
+    ValueError
+        If ``eps`` is not positive and finite, or ``d < 2``.
+    TypeError
+        If ``eps`` is not a real number or ``d`` not an integer.
+
+    Notes
+    -----
+    .. math:: \lambda_{\mathrm{tan}} = (q+\varepsilon)^{-1/2}, \qquad
+                  \lambda_{\mathrm{rad}} = \frac{\varepsilon}{(q+\varepsilon)^{3/2}}
+
+        and 0 on ``1``.
+
+    Drawn by :func:`lnbook.plotting.plot_jacobian_eigenvalues`; see :ref:`ch-jacobian`.
+
+    Examples
+    --------
+    >>> data = jacobian_eigenvalues_data(eps=0.1, d=4)
+    >>> data["numeric"].shape, round(float(data["bound"]), 4)
+    ((11, 4), 3.1623)
     """
     eps = _checks.eps_value(eps)
     q = np.logspace(-3, 2, 201)
@@ -164,7 +316,41 @@ def jacobian_eigenvalues_data(*, eps: float = 0.1, d: int = 4) -> dict:
 
 @_checks.public
 def operator_norm_data(*, eps: float = 0.1, dims: Sequence[int] = (2, 3)) -> dict:
-    """Operator norm ``||Du_eps(z)||_2`` against ``q`` for each ``d``, and the bound."""
+    r"""The operator norm ``||Du_eps(z)||_2`` against ``q`` for each ``d``, and its bound.
+
+    Parameters
+    ----------
+    eps : float, optional
+        Stabilizer, ``eps > 0``.
+    dims : sequence of int, optional
+        Numbers of features, one curve each, each ``>= 2``.
+
+    Returns
+    -------
+    dict
+        ``q`` (n,); ``dims``; ``norm`` (len(dims), n), :func:`lnbook.operator_norm`;
+        ``bound``, :math:`\varepsilon^{-1/2}`; ``eps``.
+
+    Raises
+    ------
+    ValueError
+        If ``eps`` is not positive and finite, or a ``d`` is below 2.
+    TypeError
+        If ``dims`` is not a sequence of integers.
+
+    Notes
+    -----
+    The closed form of :func:`lnbook.operator_norm`: the radial eigenvalue for ``d = 2``, the
+        tangential one for ``d >= 3``, never above ``eps**-0.5``.
+
+    Drawn by :func:`lnbook.plotting.plot_operator_norm`; see :ref:`ch-sensitivity`.
+
+    Examples
+    --------
+    >>> data = operator_norm_data(eps=0.1, dims=(2, 3))
+    >>> data["norm"].shape, bool((data["norm"] <= data["bound"]).all())
+    ((2, 201), True)
+    """
     eps = _checks.eps_value(eps)
     dims = _checks.counts(dims, "dims", minimum=2)
     q = np.logspace(-3, 2, 201)
@@ -176,7 +362,40 @@ def operator_norm_data(*, eps: float = 0.1, dims: Sequence[int] = (2, 3)) -> dic
 
 @_checks.public
 def amplification_data(*, z: ArrayLike = (7.0, 7.0), delta: ArrayLike = (1e-3, -1e-3)) -> dict:
-    """Finite ratio ``||u(z + delta) - u(z)||_2 / ||delta||_2`` against ``eps``; ``eps**-0.5``."""
+    r"""The finite ratio ``||u(z + delta) - u(z)|| / ||delta||`` against ``eps``, and ``eps**-1/2``.
+
+    Parameters
+    ----------
+    z : (d,) array_like, optional
+        One record.
+    delta : (d,) array_like, optional
+        Its perturbation, nonzero.
+
+    Returns
+    -------
+    dict
+        ``z``, ``delta``; ``eps`` (161,), from ``1e-8`` to 1; ``ratio`` (161,),
+        :func:`lnbook.amplification`; ``bound`` (161,), :math:`\varepsilon^{-1/2}`.
+
+    Raises
+    ------
+    ValueError
+        If ``z`` is not one finite record, or ``delta`` not of its shape or zero.
+    TypeError
+        If ``z`` or ``delta`` are not real numbers.
+
+    Notes
+    -----
+    The ratio, the finite counterpart of :func:`lnbook.operator_norm`, is never above
+    ``eps**-0.5`` (:func:`lnbook.lipschitz_bound`). Drawn by
+    :func:`lnbook.plotting.plot_amplification`; see :ref:`ch-sensitivity`.
+
+    Examples
+    --------
+    >>> data = amplification_data()
+    >>> bool((data["ratio"] <= data["bound"]).all())
+    True
+    """
     z = _checks.records(z)
     delta = _checks.same_shape(delta, z, "delta")
     if z.ndim != 1:
@@ -190,7 +409,41 @@ def amplification_data(*, z: ArrayLike = (7.0, 7.0), delta: ArrayLike = (1e-3, -
 @_checks.public
 def shift_geometry_data(*, z: ArrayLike = (2.0, 0.5),
                         shifts: ArrayLike = (-1.5, 0.0, 1.0, 2.0)) -> dict:
-    """Records ``z + c 1`` for each shift ``c``, and the point ``P z`` they all project to."""
+    r"""The records ``z + c 1`` for each shift ``c``, and the point ``P z`` they all project to.
+
+    Parameters
+    ----------
+    z : (2,) array_like, optional
+        A record of two features (the figure is the plane of such records).
+    shifts : (m,) array_like, optional
+        The shifts ``c``.
+
+    Returns
+    -------
+    dict
+        ``z`` (2,), ``shifts`` (m,), ``shifted`` (m, 2) the records ``z + c 1``, and ``Pz``
+        (2,), ``z - mean(z) 1``.
+
+    Raises
+    ------
+    ValueError
+        If ``z`` is not a finite record of two features or ``shifts`` not a finite vector.
+    TypeError
+        If they are not real numbers.
+
+    Notes
+    -----
+    .. math:: Pz = z - \mu\mathbf 1
+
+    and ``P(z + c 1) = P z`` for every shift ``c``.
+
+    Drawn by :func:`lnbook.plotting.plot_shift_geometry`; see :ref:`ch-shift`.
+
+    Examples
+    --------
+    >>> shift_geometry_data(z=(2.0, 0.5), shifts=(1.0,))["Pz"].tolist()
+    [0.75, -0.75]
+    """
     # the picture is the plane of records of two features
     z = _checks.vector(z, "z", size=2)
     shifts = _checks.vector(shifts, "shifts")
@@ -200,10 +453,39 @@ def shift_geometry_data(*, z: ArrayLike = (2.0, 0.5),
 
 @_checks.public
 def weighted_projection_data(*, a: ArrayLike = (0.25, 0.75), z: ArrayLike = (4.0, 2.0)) -> dict:
-    """Oblique projection ``P_a z`` (along 1) and orthogonal projection onto ``ker a^T``.
+    r"""The oblique projection ``P_a z`` (along ``1``) and the orthogonal one onto ``ker a^T``.
 
-    Returns the record ``z``, ``oblique`` (``P_a z``), ``orthogonal`` (the Euclidean projection
-    of ``z`` onto the line ``a^T w = 0``) and ``direction``, a unit vector ``w`` of that line.
+    Parameters
+    ----------
+    a : (2,) array_like, optional
+        Centering weights of two features, ``a >= 0`` summing to 1.
+    z : (2,) array_like, optional
+        A record of two features.
+
+    Returns
+    -------
+    dict
+        ``a``, ``z``; ``oblique``, :math:`P_a z = z - (a^\top z)\mathbf 1`; ``orthogonal``,
+        the Euclidean projection of ``z`` onto the line ``a^T w = 0``; ``direction``, a
+        unit vector of that line.
+
+    Raises
+    ------
+    ValueError
+        If ``a`` are not weights of two features or ``z`` not a finite record of two.
+    TypeError
+        If they are not real numbers.
+
+    Notes
+    -----
+    .. math:: P_a = I - \mathbf 1 a^\top
+
+    Drawn by :func:`lnbook.plotting.plot_weighted_projection`; see :ref:`ch-weighted`.
+
+    Examples
+    --------
+    >>> weighted_projection_data()["oblique"].tolist()
+    [1.5, -0.5]
     """
     # the picture is the plane of records of two features
     a, z = _checks.weights(a), _checks.vector(z, "z", size=2)
@@ -218,7 +500,41 @@ def weighted_projection_data(*, a: ArrayLike = (0.25, 0.75), z: ArrayLike = (4.0
 @_checks.public
 def record_audit_data(*, shape: tuple[int, int, int] = (2, 4, 6),
                       record: tuple[int, ...] = (1, 2)) -> dict:
-    """Which records ``(b, t)`` move when record ``record`` changes, for two layers."""
+    """Which records ``(b, t)`` move when one record changes, for the layer and a wrong axis.
+
+    Parameters
+    ----------
+    shape : tuple of int, optional
+        The shape ``(B, T, d)`` of the seeded Gaussian batch.
+    record : tuple of int, optional
+        The record ``(b, t)`` that is changed.
+
+    Returns
+    -------
+    dict
+        ``record``; ``layer_norm`` and ``wrong_axis`` (B, T) booleans, whether each record's
+        output moved under :func:`lnbook.layer_norm` and under
+        :func:`lnbook.wrong_axis_layer_norm` (:func:`lnbook.record_audit`).
+
+    Raises
+    ------
+    ValueError
+        If a size is below 1, the batch would not fit in memory, or ``record`` is outside
+        ``(B, T)``.
+    TypeError
+        If ``shape`` is not three integers or ``record`` not two.
+
+    Notes
+    -----
+    A per-record layer moves only the changed record; statistics over the wrong axis move its
+    whole sequence. Drawn by :func:`lnbook.plotting.plot_record_audit`; see :ref:`ch-records`.
+
+    Examples
+    --------
+    >>> data = record_audit_data(shape=(2, 3, 4), record=(1, 2))
+    >>> int(data["layer_norm"].sum()), int(data["wrong_axis"].sum())
+    (1, 3)
+    """
     if not isinstance(shape, (tuple, list)) or len(shape) != 3:
         raise TypeError(f"shape must be a tuple (B, T, d); got {_checks.show(shape)}")
     B, T, d = (_checks.count(n, f"shape[{k}]") for k, n in enumerate(shape))
@@ -233,7 +549,42 @@ def record_audit_data(*, shape: tuple[int, int, int] = (2, 4, 6),
 @_checks.public
 def gain_effect_data(*, z: ArrayLike = (1.0, 1.0, -2.0), gamma: ArrayLike = (2.0, 0.0, -1.0),
                      eps: float = 2.0) -> dict:
-    """Core ``u`` and scaled core ``gamma ⊙ u`` of one record (bias 0)."""
+    r"""The core ``u`` and the scaled core ``gamma ⊙ u`` of one record (bias 0).
+
+    Parameters
+    ----------
+    z : (d,) array_like, optional
+        One record.
+    gamma : (d,) array_like, optional
+        The gain.
+    eps : float, optional
+        Stabilizer.
+
+    Returns
+    -------
+    dict
+        ``z``, ``gamma``, ``eps``; ``u`` (d,), :func:`lnbook.core`; ``y`` (d,),
+        :func:`lnbook.layer_norm` without bias.
+
+    Raises
+    ------
+    ValueError
+        If ``z`` is not one finite record, ``gamma`` not of its size, or ``eps`` invalid.
+    TypeError
+        If they are not real numbers.
+
+    Notes
+    -----
+    .. math:: \mathrm{LN}_\varepsilon(z) - \beta = \gamma \odot u_\varepsilon(z)
+
+    (here with ``beta = 0``). Drawn by :func:`lnbook.plotting.plot_gain_effect`; see
+    :ref:`ch-gain`.
+
+    Examples
+    --------
+    >>> gain_effect_data()["y"].tolist()  # z = (1, 1, -2), gamma = (2, 0, -1), eps = 2
+    [1.0, 0.0, 1.0]
+    """
     record = _checks.vector(z, "z")
     gain = _checks.parameter(gamma, record.size, "gamma")
     eps = _checks.eps_value(eps)
@@ -246,10 +597,42 @@ def gain_effect_data(*, z: ArrayLike = (1.0, 1.0, -2.0), gamma: ArrayLike = (2.0
 def bias_shift_data(*, z: ArrayLike = ((3.0, 3.0, 3.0), (2.0, 3.0, 4.0)),
                     gamma: ArrayLike = (2.0, 0.5, -1.0), beta: ArrayLike = (1.0, -1.0, 2.0),
                     eps: float = 1e-5) -> dict:
-    """For each record of ``z`` (n, d): core ``u``, ``gamma ⊙ u``, ``y = gamma ⊙ u + beta``.
+    r"""For each record of ``z``: the core ``u``, ``gamma ⊙ u`` and the output ``gamma ⊙ u + beta``.
 
-    Returns ``z``, ``u``, ``scaled`` (``gamma ⊙ u``) and ``y``, each (n, d), and ``y_mean``
-    (n,), the mean of each output.
+    Parameters
+    ----------
+    z : (n, d) array_like, optional
+        Records, one panel each.
+    gamma, beta : (d,) array_like, optional
+        The gain and the bias.
+    eps : float, optional
+        Stabilizer.
+
+    Returns
+    -------
+    dict
+        ``z``, ``u``, ``scaled`` (``gamma ⊙ u``) and ``y`` (``gamma ⊙ u + beta``), each
+        (n, d); ``y_mean`` (n,), the mean of each output.
+
+    Raises
+    ------
+    ValueError
+        If ``z`` is not a finite (n, d) array, ``gamma`` or ``beta`` not of shape (d,), or
+        ``eps`` invalid.
+    TypeError
+        If they are not real numbers.
+
+    Notes
+    -----
+    .. math:: y = \gamma \odot u_\varepsilon(z) + \beta
+
+    Drawn by :func:`lnbook.plotting.plot_bias_shift`; see :ref:`ch-bias`.
+
+    Examples
+    --------
+    >>> data = bias_shift_data()
+    >>> data["y"][0].tolist()  # a constant record: u = 0, y = beta
+    [1.0, -1.0, 2.0]
     """
     z = _checks.records(z)
     if z.ndim != 2:
@@ -264,11 +647,41 @@ def bias_shift_data(*, z: ArrayLike = ((3.0, 3.0, 3.0), (2.0, 3.0, 4.0)),
 @_checks.public
 def core_bound_data(*, dims: Sequence[int] = (2, 3, 4, 6, 8, 12, 16), n: int = 200,
                     seed: int = 3) -> dict:
-    """Largest ``|u_i|`` of seeded Cauchy records per ``d``, the extreme records, the bound.
+    r"""The largest ``|u_i|`` of seeded Cauchy records per ``d``, the extreme records, the bound.
 
-    ``largest[k]`` holds ``max_i |u_i|`` (``eps = 0``) of ``n`` records of
-    ``dims[k]`` features; ``extreme`` that of ``(d - 1, -1, ..., -1)``, which attains the
-    bound ``sqrt(d - 1)`` drawn on ``grid``.
+    Parameters
+    ----------
+    dims : sequence of int, optional
+        Numbers of features, each ``>= 2``.
+    n : int, optional
+        Records per ``d``.
+    seed : int, optional
+        Seed of the Cauchy draws.
+
+    Returns
+    -------
+    dict
+        ``dims``; ``largest``, one (n,) array per ``d`` of ``max_i |u_i|`` (``eps = 0``);
+        ``extreme`` (len(dims),), that of ``(d - 1, -1, ..., -1)``; ``grid`` and ``bound``,
+        ``sqrt(d - 1)`` on a grid of ``d``.
+
+    Raises
+    ------
+    ValueError
+        If a ``d`` is below 2, ``n`` below 1, ``seed`` negative, or the records do not fit.
+    TypeError
+        If a count is not an integer.
+
+    Notes
+    -----
+    With ``eps = 0``, ``max_i |u_i| <= sqrt(d - 1)``, attained by ``(d - 1, -1, ..., -1)``.
+    Drawn by :func:`lnbook.plotting.plot_core_bound`; see :ref:`ch-exercises`.
+
+    Examples
+    --------
+    >>> data = core_bound_data(dims=(2, 5), n=10)
+    >>> data["extreme"].round(12).tolist()  # sqrt(1), sqrt(4)
+    [1.0, 2.0]
     """
     # eps = 0: every record needs two different features
     dims_arr = np.asarray(_checks.counts(dims, "dims", minimum=2))
@@ -287,7 +700,42 @@ def core_bound_data(*, dims: Sequence[int] = (2, 3, 4, 6, 8, 12, 16), n: int = 2
 @_checks.public
 def offset_error_data(offsets: ArrayLike, errors: dict[str, ArrayLike], *,
                       max_ticks: int = 6) -> dict:
-    """The errors as arrays, the guide ``|mu|/sigma``, the 4-ulp line and sparse decade ticks."""
+    r"""The errors of cores against offsets, the guide ``|mu|/sigma``, the 4-ulp line and the ticks.
+
+    Parameters
+    ----------
+    offsets : (m,) array_like
+        Offsets :math:`|\mu|/\sigma`, positive.
+    errors : dict of str to (m,) array_like
+        Errors in ulps, one per offset, by label (as :func:`lnbook.fp.offset_errors` gives them).
+    max_ticks : int, optional
+        At most this many ticks per axis, at least 2.
+
+    Returns
+    -------
+    dict
+        ``offsets``; ``errors`` as arrays; ``guide``, the offsets again (the error of an
+        uncorrected mean); ``limit``, 4; ``xticks`` and ``yticks``, from :func:`decade_ticks`.
+
+    Raises
+    ------
+    ValueError
+        If ``offsets`` are not positive and finite, an error series is not of their size,
+        negative or not finite, or ``max_ticks < 2``.
+    TypeError
+        If ``errors`` is not a non-empty dict with string labels.
+
+    Notes
+    -----
+    An uncorrected mean errs by about :math:`|\mu|/\sigma` ulps. Drawn by
+    :func:`lnbook.plotting.plot_offset_error`; see :ref:`ch-floating-point`.
+
+    Examples
+    --------
+    >>> data = offset_error_data([1.0, 1e6], {"core": [0.5, 1.0]})
+    >>> data["xticks"].tolist(), data["limit"]
+    ([1.0, 100.0, 10000.0, 1000000.0], 4.0)
+    """
     offsets = _checks.vector(offsets, "offsets")
     if (offsets <= 0).any():
         raise ValueError(f"offsets must be positive ratios; got {_checks.show(offsets.tolist())}")
@@ -313,11 +761,42 @@ def eps_placement_data(*, z: ArrayLike = (1.0, 2.0, 3.0, 4.0),
                        conventions: Sequence[str] = ("keras", "pytorch", "flax", "bert",
                                                      "annotated"),
                        ) -> dict:
-    """RMS of each convention's output on ``alpha z`` against the standard deviation of it.
+    r"""The RMS of each convention's output on ``alpha z`` against the standard deviation of it.
 
-    Returns ``z``, ``sigma`` (n,), ``keys`` (the conventions' names) and ``conventions``
-    (their :class:`lnbook.frameworks.Convention`), ``rms`` (k, n) for the k conventions, and
-    the two plateaus: 1 (divisor d) and ``sqrt((d - 1)/d)`` (the unbiased divisor d - 1).
+    Parameters
+    ----------
+    z : (d,) array_like, optional
+        A record of some spread (not constant), ``d >= 2``.
+    conventions : sequence of str, optional
+        Keys of :data:`lnbook.frameworks.CONVENTIONS`.
+
+    Returns
+    -------
+    dict
+        ``z``; ``sigma`` (201,), standard deviations from ``1e-9`` to 10; ``keys`` and
+        ``conventions`` (the :class:`lnbook.frameworks.Convention` of each); ``rms`` (k, 201);
+        ``plateaus``, 1 and :math:`\sqrt{(d-1)/d}`; ``d``.
+
+    Raises
+    ------
+    ValueError
+        If ``z`` is constant or not finite, or a key is unknown.
+    TypeError
+        If ``conventions`` is not a sequence of strings.
+
+    Notes
+    -----
+    The output's RMS is ``sqrt(q / (q + eps))`` with eps inside the root and
+    ``sigma / (sigma_hat + eps)`` outside, ``sigma_hat`` the standard deviation of the
+    convention's divisor.
+
+    Drawn by :func:`lnbook.plotting.plot_eps_placement`; see :ref:`ch-frameworks`.
+
+    Examples
+    --------
+    >>> data = eps_placement_data(conventions=("pytorch",))
+    >>> round(float(data["rms"][0, -1]), 6)  # sigma = 10: eps = 1e-5 is negligible
+    1.0
     """
     z = _checks.vector(z, "z")
     if not np.ptp(z) > 0:
@@ -343,11 +822,32 @@ def eps_placement_data(*, z: ArrayLike = (1.0, 2.0, 3.0, 4.0),
 
 @_checks.public
 def benchmark_ratios_data(results: dict) -> dict:
-    """Per-round ratios of each timed race in a ``benchmarks/results.json`` dict.
+    r"""The per-round ratios of each timed race in a ``benchmarks/results.json`` dict.
 
-    Returns ``names`` (the races, in the file's order), ``rounds`` (one array of per-round
-    ratios per race), ``median``, ``target`` and ``comparison`` (``"<="`` or ``">="``)
-    per race, and ``met``, the verdict of each median against its target.
+    Parameters
+    ----------
+    results : dict
+        The file's contents: ``results["results"]`` maps a benchmark to a race or a list of
+        races, each with a ``name``, a ``result`` (``per round``, ``median``) and a ``target``
+        (``comparison``, ``bound``); entries without a ``result`` are skipped.
+
+    Returns
+    -------
+    dict
+        ``names``, ``rounds`` (one array per race), ``median``, ``target``, ``comparison``
+        (``"<="`` or ``">="``) and ``met``, each median's verdict against its target.
+
+    Raises
+    ------
+    ValueError
+        If a race lacks a field, a ratio is not positive and finite, or there is no race.
+    TypeError
+        If ``results`` or a race is not a dict.
+
+    Notes
+    -----
+    A race is met when its median ``m`` satisfies ``m <= bound`` (or ``m >= bound``). Drawn by
+    :func:`lnbook.plotting.plot_benchmark_ratios`; see :ref:`ch-benchmarks`.
 
     Examples
     --------
@@ -407,14 +907,45 @@ def _races(results: object) -> list[dict]:
 def placement_gradients_data(*, depths: Sequence[int] = (2, 4, 8, 16, 32), d: int = 32,
                              seeds: Sequence[int] = (0, 1, 2, 3), L: int = 16,
                              eps: float = 1e-5) -> dict:
-    """Gradient norms ``||dl/dW2||_F`` at initialization, Pre-LN and Post-LN, seed-averaged.
+    """The gradient norms ``||dl/dW2||_F`` at initialization, Pre-LN and Post-LN, seed-averaged.
 
-    Returns ``placements`` (``("pre", "post")``) and ``labels``; ``L``, ``block`` (``1 ..
-    L``) and ``profile`` (2, L), the norm in every block of a stack
-    of depth ``L``; ``depths`` and ``last`` (2, len(depths)), the norm in the
-    last block of a stack of each depth; and ``guide``, the line ``L^{-1/2}`` through Pre-LN's
-    first value. Each norm is :func:`lnbook.transformer.layer_gradient_norms` averaged over
-    ``seeds``.
+    Parameters
+    ----------
+    depths : sequence of int, optional
+        Depths of the bottom panel.
+    d : int, optional
+        Features of a record (hidden width ``2 d``, eight records).
+    seeds : sequence of int, optional
+        Seeds of the initializations averaged over.
+    L : int, optional
+        Depth of the top panel's per-block profile.
+    eps : float, optional
+        Stabilizer of every LayerNorm.
+
+    Returns
+    -------
+    dict
+        ``placements`` (``("pre", "post")``) and ``labels``; ``L``, ``block`` (``1 .. L``)
+        and ``profile`` (2, L), the norm in every block of a stack of depth ``L``; ``depths``
+        and ``last`` (2, len(depths)), the norm in the last block of a stack of each depth;
+        ``guide``, the line :math:`L^{-1/2}` through Pre-LN's first value.
+
+    Raises
+    ------
+    ValueError
+        If a depth, ``d`` or ``L`` is below 1, a seed negative, or ``eps`` invalid.
+    TypeError
+        If a count or seed is not an integer.
+
+    Notes
+    -----
+    Each norm is :func:`lnbook.transformer.layer_gradient_norms` averaged over ``seeds``;
+    Pre-LN's last block falls like about :math:`L^{-1/2}` (Xiong et al.). Drawn by
+    :func:`lnbook.plotting.plot_placement_gradients`; see :ref:`ch-transformer`.
+
+    References
+    ----------
+    :cite:t:`xiong2020layer`
 
     Examples
     --------
@@ -445,17 +976,43 @@ def placement_gradients_data(*, depths: Sequence[int] = (2, 4, 8, 16, 32), d: in
 @_checks.public
 def geometry_picture_data(*, z: ArrayLike | None = None, eps: float = 1.0,
                           eps_values: Sequence[float] = (0.1, 1.0)) -> dict:
-    """The core for ``d = 3`` in plane coordinates, and the radial map for each ``eps``.
+    r"""The core for ``d = 3`` in the coordinates of the plane ``1^⊥``, and the radial map.
 
-    Returns ``z`` (n, 3), the records (default: twelve seeded Gaussian records of varied
-    spread around ``4``); ``eps``; ``basis``, :func:`lnbook.geometry.plane_basis` ``(3)``,
-    whose rows ``b_1, b_2``
-    give the plane coordinates ``b_k^T z``; ``v``, ``u_eps`` and ``u_0`` (n, 2), the plane
-    coordinates of ``v = P z``, ``u_eps(z)`` and ``u_0(z)``; ``ray_ends`` (n, 2), the farther
-    of ``v`` and ``u_0`` on each ray from the origin; ``radius`` ``sqrt(3)``; ``lim``, the
-    half-width of the plane's view; ``norm_v`` (lengths ``||v||_2``) and ``profile`` (k,
-    len(norm_v)), the radial map ``||v|| / sqrt(||v||^2 / 3 + eps)`` for the k values of
-    ``eps_values``.
+    Parameters
+    ----------
+    z : (n, 3) array_like, optional
+        Records (default: twelve seeded Gaussian records of varied spread around 4).
+    eps : float, optional
+        Stabilizer of the cores ``u_eps``.
+    eps_values : sequence of float, optional
+        Stabilizers of the radial maps, each ``> 0``.
+
+    Returns
+    -------
+    dict
+        ``z`` (n, 3), ``eps``; ``basis``, :func:`lnbook.geometry.plane_basis` ``(3)``;
+        ``v``, ``u_eps`` and ``u_0`` (n, 2), the plane coordinates :math:`b_k^\top x` of
+        :math:`v = Pz`, :math:`u_\varepsilon(z)` and :math:`u_0(z)`; ``ray_ends`` (n, 2), the
+        farther of ``v`` and ``u_0`` on each ray; ``radius``, :math:`\sqrt 3`; ``lim``, the
+        half-width of the view; ``norm_v`` and ``profile`` (k, len(norm_v)), the radial map
+        :func:`lnbook.geometry.radial_profile` for each of ``eps_values``.
+
+    Raises
+    ------
+    ValueError
+        If ``z`` is not (n, 3) finite records (or too large for the plane coordinates), ``eps``
+        invalid (0 with a constant record), or an ``eps_values`` not positive.
+    TypeError
+        If they are not real numbers.
+
+    Notes
+    -----
+    .. math:: \lVert u_\varepsilon(z)\rVert_2 = \frac{\lVert v\rVert_2}
+              {\sqrt{\lVert v\rVert_2^2/d + \varepsilon}}
+
+        (here ``d = 3``: the radius is below ``sqrt(3)``).
+
+    Drawn by :func:`lnbook.plotting.plot_geometry_picture`; see :ref:`ch-geometry`.
 
     Examples
     --------

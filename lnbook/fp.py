@@ -80,7 +80,7 @@ def welford(z: ArrayLike, *, dtype: DTypeLike = np.float64) -> tuple[np.ndarray,
         If ``z`` is 0-d, has an empty feature axis, or has an entry that is not finite in
         ``dtype``.
     TypeError
-        If ``dtype`` is not one of the three formats.
+        If ``dtype`` is not one of the three formats, or ``z`` not real numbers.
 
     Notes
     -----
@@ -92,7 +92,11 @@ def welford(z: ArrayLike, *, dtype: DTypeLike = np.float64) -> tuple[np.ndarray,
 
     and :math:`q = M_d/d`. Only differences from the running mean are squared, so unlike
     :math:`E[z^2] - E[z]^2` nothing of size :math:`\\mu^2` is ever subtracted
-    (Welford, 1962). See the chapter *LayerNorm in floating point*.
+    See :ref:`ch-floating-point`.
+
+    References
+    ----------
+    :cite:t:`welford1962note`
 
     Examples
     --------
@@ -121,7 +125,7 @@ def welford(z: ArrayLike, *, dtype: DTypeLike = np.float64) -> tuple[np.ndarray,
 def merge_stats(
     part_a: tuple[ArrayLike, ArrayLike, ArrayLike], part_b: tuple[ArrayLike, ArrayLike, ArrayLike]
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Statistics of the union of two parts, from the parts' statistics alone.
+    """The statistics of the union of two parts, from the parts' statistics alone.
 
     Parameters
     ----------
@@ -142,8 +146,11 @@ def merge_stats(
     Raises
     ------
     ValueError
-        If a count is not a positive integer, or a mean or variance is not finite, or a
-        variance is negative.
+        If a count is below 1 or beyond 2**63 - 1 (so is their sum), a mean or variance is
+        not finite, a variance is negative, the parts do not broadcast, or the merged
+        variance overflows their format.
+    TypeError
+        If a part is not a tuple, a count not an integer, or a statistic not real numbers.
 
     Notes
     -----
@@ -154,7 +161,11 @@ def merge_stats(
               n q = n_a q_a + n_b q_b + \\delta^2 \\frac{n_a n_b}{n} .
 
     Merging the parts of a record in a balanced tree is what :func:`chan_stats` does and what
-    PyTorch's CPU LayerNorm kernel does. See the chapter *LayerNorm in floating point*.
+    PyTorch's CPU LayerNorm kernel does. See :ref:`ch-floating-point`.
+
+    References
+    ----------
+    :cite:t:`chan1983algorithms`
 
     Examples
     --------
@@ -230,7 +241,7 @@ def _feature_counts(value: object, name: str) -> np.ndarray:
 def chan_stats(
     z: ArrayLike, *, block: int = 16, dtype: DTypeLike = np.float64
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Welford's update inside blocks, the blocks' statistics merged pairwise.
+    """The statistics by Welford's update inside blocks, the blocks' merged pairwise.
 
     Parameters
     ----------
@@ -243,15 +254,17 @@ def chan_stats(
 
     Returns
     -------
-    mu, q : (...) ndarrays of ``dtype``
-        Per-record mean and population variance.
+    mu : (...) ndarray of ``dtype``
+        Per-record mean.
+    q : (...) ndarray of ``dtype``
+        Per-record population variance.
 
     Raises
     ------
     ValueError
-        As :func:`welford`, or if ``block`` is not a positive integer.
+        As :func:`welford`, or if ``block < 1`` or the merged variance overflows ``dtype``.
     TypeError
-        If ``dtype`` is not one of the three formats.
+        If ``dtype`` is not one of the three formats or ``block`` not an integer.
 
     Notes
     -----
@@ -260,7 +273,12 @@ def chan_stats(
     through about :math:`\\log_2(d/\\text{block})` merges instead of :math:`d` updates. The
     structure follows PyTorch's CPU kernel (Welford within chunks, a cascade of merges);
     PyTorch's exact order also depends on its SIMD width, which this function does not
-    model. See the chapter *LayerNorm in floating point*.
+    model. See :ref:`ch-floating-point`.
+
+    References
+    ----------
+    :cite:t:`chan1983algorithms`; PyTorch's kernel:
+    :cite:t:`chc_torch_layer_norm_kernel`.
 
     Examples
     --------
@@ -304,8 +322,10 @@ def one_pass_stats(
 
     Returns
     -------
-    mu, q : (...) ndarrays of ``dtype``
-        Per-record mean and the one-pass variance, which rounding can make negative.
+    mu : (...) ndarray of ``dtype``
+        Per-record mean.
+    q : (...) ndarray of ``dtype``
+        The one-pass variance, which rounding can make negative.
 
     Raises
     ------
@@ -319,8 +339,12 @@ def one_pass_stats(
     .. math:: q = \\frac1d \\sum_i z_i^2 - \\mu^2
 
     Both means are ``np.mean`` along the last axis (pairwise sums, :func:`pairwise_sum`).
-    Flax clips the result at zero and Keras's NumPy backend does not. See the chapters
-    *LayerNorm in floating point* and *The same layer in different frameworks*.
+    Flax clips the result at zero and Keras's NumPy backend does not. See
+    :ref:`ch-floating-point` and :ref:`ch-frameworks`.
+
+    References
+    ----------
+    :cite:t:`chan1983algorithms` (its instability)
 
     Examples
     --------
@@ -356,7 +380,10 @@ def pairwise_sum(z: ArrayLike) -> np.ndarray:
     Raises
     ------
     ValueError
-        If ``z`` is 0-d, has an empty last axis, or contains NaN or infinite entries.
+        If ``z`` is 0-d, has an empty last axis, contains NaN or infinite entries, or its
+        sum overflows.
+    TypeError
+        If ``z`` is not real numbers.
 
     Notes
     -----
@@ -366,7 +393,11 @@ def pairwise_sum(z: ArrayLike) -> np.ndarray:
     :math:`((r_0+r_1)+(r_2+r_3))+((r_4+r_5)+(r_6+r_7))`, the last ``n % 8`` entries then
     added one by one; and a longer run as the sum of its two halves, the first half's length
     rounded down to a multiple of 8. See :func:`pairwise_depth` for the error bound, and
-    the chapter *LayerNorm in floating point*.
+    :ref:`ch-floating-point`.
+
+    References
+    ----------
+    :cite:t:`higham2002accuracy`; numpy's source: :cite:t:`chc_numpy_pairwise`.
 
     Examples
     --------
@@ -427,7 +458,9 @@ def pairwise_depth(d: int) -> int:
     Raises
     ------
     ValueError
-        If ``d`` is not a positive integer.
+        If ``d < 1`` or ``d > 2**63 - 1`` (no array holds more).
+    TypeError
+        If ``d`` is not an integer.
 
     Notes
     -----
@@ -436,13 +469,17 @@ def pairwise_depth(d: int) -> int:
     :math:`m = d - (d \\bmod 8)`, :math:`k(d) = (m/8 - 1) + 3 + (d \\bmod 8)`; beyond,
     :math:`k(d) = 1 + \\max(k(d_1), k(d - d_1))` with :math:`d_1` the first half. Hence the
     computed sum :math:`\\hat S` of :math:`x_1, \\dots, x_d` satisfies
-    (Higham, 2002, section 4.2)
+    (:cite:t:`higham2002accuracy`, section 4.2)
 
     .. math:: |\\hat S - S| \\le \\gamma_{k(d)} \\sum_i |x_i|, \\qquad
               \\gamma_k = \\frac{k\\rho}{1 - k\\rho},
 
     with :math:`k(d)` about :math:`\\log_2(d/128) + 18` for large :math:`d`: not
-    :math:`\\log_2 d`, and not :math:`d - 1`. See the chapter *LayerNorm in floating point*.
+    :math:`\\log_2 d`, and not :math:`d - 1`. See :ref:`ch-floating-point`.
+
+    References
+    ----------
+    :cite:t:`higham2002accuracy`; :cite:t:`chc_numpy_pairwise`.
 
     Examples
     --------
@@ -495,6 +532,8 @@ def round_bfloat16(z: ArrayLike) -> np.ndarray:
     ------
     ValueError
         If an entry is NaN or infinite, or rounds beyond bfloat16's largest finite number.
+    TypeError
+        If ``z`` is not real numbers.
 
     Notes
     -----
@@ -502,8 +541,8 @@ def round_bfloat16(z: ArrayLike) -> np.ndarray:
     so rounding a float32 bit pattern :math:`b` to it adds
     :math:`\\mathtt{0x7FFF} + (\\text{bit 16 of } b)` and clears the low 16 bits: the carry
     rounds up exactly when the discarded half exceeds one half, or equals it and the kept
-    part is odd. Its unit roundoff is :math:`\\rho = 2^{-8}`. See the chapter *LayerNorm in
-    floating point*.
+    part is odd. Its unit roundoff is :math:`\\rho = 2^{-8}`. See
+    :ref:`ch-floating-point`.
 
     Examples
     --------

@@ -23,12 +23,12 @@ class Convention:
 
     A read-only record, built with keywords only (every field is an option of the layer).
 
-    Attributes
+    Parameters
     ----------
     label : str
         The framework's name, for tables.
     eps : float
-        The framework's default stabilizer.
+        The framework's default stabilizer, ``eps >= 0``.
     ddof : int
         Delta degrees of freedom: the variance divides by ``d - ddof``.
     eps_inside : bool
@@ -41,6 +41,25 @@ class Convention:
         The learned parameters by default, with the options that drop them.
     source : str
         The layer (or expression) that implements the convention.
+
+    Raises
+    ------
+    ValueError
+        If ``eps`` is negative or not finite, or ``ddof`` negative.
+    TypeError
+        If a field is of the wrong kind (a string, a bool, a number).
+
+    Notes
+    -----
+    The fields are the choices of :ref:`ch-frameworks`; :data:`CONVENTIONS` holds one per
+    framework, and :meth:`options` gives the keywords of :func:`layer_norm_variant`.
+
+    Examples
+    --------
+    >>> c = Convention(label="mine", eps=1e-6, ddof=1, eps_inside=False, center=True,
+    ...                fast_variance=False, params="γ, β", source="x.std(-1) + eps")
+    >>> layer_norm_variant([1.0, 2.0, 3.0], **c.options()).round(4)
+    array([-1.,  0.,  1.])
     """
 
     label: str
@@ -63,7 +82,23 @@ class Convention:
             object.__setattr__(self, name, _checks.option(getattr(self, name), name))
 
     def options(self) -> dict:
-        """The keyword arguments of :func:`layer_norm_variant` for this convention."""
+        """The keyword arguments of :func:`layer_norm_variant` for this convention.
+
+        Returns
+        -------
+        dict
+            ``eps``, ``ddof``, ``eps_inside``, ``center`` and ``fast_variance``.
+
+        Notes
+        -----
+        ``layer_norm_variant(z, gamma, beta, **c.options())`` is the layer under ``c``; see
+        :ref:`ch-frameworks`.
+
+        Examples
+        --------
+        >>> CONVENTIONS["annotated"].options()["ddof"]
+        1
+        """
         return {"eps": self.eps, "ddof": self.ddof, "eps_inside": self.eps_inside,
                 "center": self.center, "fast_variance": self.fast_variance}
 
@@ -160,7 +195,8 @@ def layer_norm_variant(
 
     Returns
     -------
-    y : ndarray, shape of ``z``, float64
+    ndarray
+        The output of every record under these choices, of the shape of ``z``, float64.
 
     Raises
     ------
@@ -184,6 +220,11 @@ def layer_norm_variant(
     with ``eps = 1e-5`` are :func:`lnbook.layer_norm`, whose corrected two-pass statistics
     this function shares (the kernel's, rescaled for tiny and huge records; the fast variance
     is taken literally). See :ref:`ch-frameworks`.
+
+    References
+    ----------
+    :cite:t:`pytorch_layernorm`; :cite:t:`flax_normalization`; :cite:t:`chc_keras_3151`;
+    :cite:t:`zhang2019root` (no centering).
 
     Examples
     --------
@@ -223,17 +264,26 @@ def convention_layer_norm(
 
     Returns
     -------
-    y : ndarray, shape of ``z``, float64
+    ndarray
+        The output of every record under the convention, of the shape of ``z``, float64.
 
     Raises
     ------
     ValueError
         If ``convention`` is not a known convention, or as for :func:`layer_norm_variant`.
+    TypeError
+        If ``convention`` is not a string, or as for :func:`layer_norm_variant`.
 
     Notes
     -----
     Shorthand for ``layer_norm_variant(z, gamma, beta, **CONVENTIONS[convention].options())``.
     See :ref:`ch-frameworks`.
+
+    References
+    ----------
+    :cite:t:`pytorch_layernorm`; :cite:t:`flax_normalization`; :cite:t:`chc_keras_3151`;
+    :cite:t:`devlin2019bert` (TF1 / BERT); :cite:t:`rush2018annotated`;
+    :cite:t:`chc_torch_rmsnorm_2130`.
 
     Examples
     --------

@@ -34,13 +34,14 @@ def plane_basis(d: int) -> np.ndarray:
     Raises
     ------
     ValueError
-        If ``d`` is not an integer ``>= 2``.
+        If ``d < 2``, or the basis would not fit in memory.
+    TypeError
+        If ``d`` is not an integer.
 
     Notes
     -----
     The rows ``b_k`` satisfy ``b_k · 1 = 0`` and ``b_j · b_k = δ_jk``, so ``Q = basis`` gives
-    ``Q^T Q = P`` and ``Q P z`` are the plane coordinates of a record. See the chapter
-    *The geometric picture*.
+    ``Q^T Q = P`` and ``Q P z`` are the plane coordinates of a record. See :ref:`ch-geometry`.
 
     Examples
     --------
@@ -80,6 +81,8 @@ def core_radius(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
     ------
     ValueError
         If ``eps == 0`` and a record is constant (``0/0``), or as for :func:`lnbook.core`.
+    TypeError
+        As for :func:`lnbook.core`.
 
     Notes
     -----
@@ -88,7 +91,10 @@ def core_radius(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
               = \\sqrt{\\frac{d\\,q}{q+\\varepsilon}}
 
     since :math:`\\lVert v\\rVert_2^2 = d q`. It is :math:`\\sqrt d` for ``eps = 0``, below it
-    for ``eps > 0``, and depends on ``z`` only through ``q / eps``.
+    for ``eps > 0``, and depends on ``z`` only through ``q / eps``. Where the ratio
+    underflows, the length is :math:`\\sqrt{q'}/\\sqrt{q' + \\varepsilon'}` of the record scaled
+    by a power of two (about ``1e-294`` for a record of spread ``1e-300``). See
+    :ref:`ch-geometry`.
 
     Examples
     --------
@@ -125,7 +131,15 @@ def radial_profile(r: ArrayLike, d: int, *, eps: float = EPS) -> np.ndarray:
     Raises
     ------
     ValueError
-        If a length is negative, ``d < 1``, or ``eps == 0`` with ``r == 0``.
+        If a length is negative or not finite, ``d < 1``, or ``eps == 0`` with ``r == 0``.
+    TypeError
+        If ``r`` or ``eps`` is not real numbers or ``d`` not an integer.
+
+    Notes
+    -----
+    A length ``r`` goes to ``r / sqrt(r**2 / d + eps) = sqrt(d) r / hypot(r, sqrt(d eps))``;
+    the second form is used where ``r**2`` would over- or underflow.
+    See :ref:`ch-geometry`.
 
     Examples
     --------
@@ -134,19 +148,20 @@ def radial_profile(r: ArrayLike, d: int, *, eps: float = EPS) -> np.ndarray:
     """
     r = _checks.real_array(r, "r")
     eps = _checks.eps_value(eps)
-    d = _checks.count(d, "d")
+    # as a float: numpy takes no integer beyond int64
+    features = float(_checks.count(d, "d"))
     if (r < 0).any():
         raise ValueError(f"lengths r must be non-negative; got min(r) = {float(r.min())!r}")
     if eps == 0 and (r == 0).any():
         raise ValueError("eps = 0 with r = 0: the radial map is 0/0 there; use eps > 0")
     # r -> r / sqrt(r^2 / d + eps)
-    s2 = r**2 / d + eps
+    s2 = r**2 / features + eps
     out = r / np.sqrt(s2)
     # where r^2 / d over- or underflows: sqrt(d) r / hypot(r, sqrt(d) sqrt(eps)), no squares
     bad = ~(np.isfinite(s2) & ((s2 >= 2.0**-1021) | (r == 0)))
     if bad.any():
         rb = r[bad] if r.ndim else r
-        scaled = np.sqrt(d) * (rb / np.hypot(rb, np.sqrt(d) * np.sqrt(eps)))
+        scaled = np.sqrt(features) * (rb / np.hypot(rb, np.sqrt(features) * np.sqrt(eps)))
         if r.ndim:
             out[bad] = scaled
         else:

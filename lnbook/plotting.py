@@ -138,7 +138,25 @@ class BookFigure(Figure):
 
 @contextlib.contextmanager
 def style() -> Iterator[None]:
-    """The book's figure style, as a context: ``with style(): ...``."""
+    """The book's figure style, as a context: ``with style(): ...``.
+
+    Yields
+    ------
+    None
+        Inside the block, matplotlib's ``rcParams`` are :data:`STYLE`; on leaving, the caller's.
+
+    Notes
+    -----
+    Every ``plot_*`` draws in this style; nothing else sets ``rcParams``. See :ref:`ch-testing`
+    for the figures' reading rules.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> with style():
+    ...     plt.rcParams["axes.titlelocation"]
+    'left'
+    """
     with plt.rc_context(STYLE):
         yield
 
@@ -279,11 +297,46 @@ def _vector(v: ArrayLike) -> str:
 def plot_response(*, eps_values: Sequence[float] = figures.EPS_VALUES, t: ArrayLike | None = None,
                   data: dict | None = None, axes: Sequence[Axes] | None = None
                   ) -> tuple[Axes, Axes]:
-    """Response ``h_eps(t)`` (top) and its slope ``h'_eps(t)`` (bottom) on ``(-t, 0, t)``.
+    r"""Draw the response ``h_eps(t)`` (top) and its slope ``h'_eps(t)`` (bottom) on ``(-t, 0, t)``.
 
-    Top: the response with dashed asymptotes at ``±sqrt(3/2)``. Bottom: the slope on a log
-    scale, each peak ``h'(0) = eps**-0.5`` marked with a dot. Returns the two axes; the data
-    are ``lnbook.figures.response_data``.
+    Parameters
+    ----------
+    eps_values, t : as in figures.response_data
+        The parameters of the figure's data, passed to :func:`lnbook.figures.response_data`.
+    data : dict, optional
+        The dict :func:`lnbook.figures.response_data` returned, drawn as it is; then no other
+        parameter may be passed.
+    axes : sequence of matplotlib Axes, optional
+        Where to draw, two, top first; new ones, stacked in a :class:`BookFigure`, if omitted.
+
+    Returns
+    -------
+    tuple of matplotlib Axes
+        The Axes drawn on, top first.
+
+    Raises
+    ------
+    TypeError
+        If ``data`` is given with other parameters or is not a dict, or ``axes`` is not a
+        sequence of matplotlib Axes; as for :func:`lnbook.figures.response_data`.
+    ValueError
+        If ``axes`` does not hold the figure's panels, ``data`` lacks an entry, or as for
+        :func:`lnbook.figures.response_data`.
+
+    Notes
+    -----
+    Top: the response, with dashed asymptotes at :math:`\pm\sqrt{3/2}`. Bottom: the slope on a
+    log scale, each peak :math:`h'_\varepsilon(0) = \varepsilon^{-1/2}` marked with a dot. The
+    data are :func:`lnbook.figures.response_data`; see :ref:`ch-epsilon`.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> fig, axes = plt.subplots(2)
+    >>> top, bottom = plot_response(eps_values=(0.1, 1.0), axes=axes)
+    >>> len(top.lines), len(bottom.lines)  # two curves and two asymptotes; two slopes, two peaks
+    (4, 4)
+    >>> plt.close(fig)
     """
     data = cast(dict, data)
     top, bottom = _new(2, sharex=True) if axes is None else _panels(axes, 2)
@@ -306,7 +359,45 @@ def plot_response(*, eps_values: Sequence[float] = figures.EPS_VALUES, t: ArrayL
 @_figure(figures.normalized_variance_data)
 def plot_normalized_variance(*, eps_values: Sequence[float] = figures.EPS_VALUES, d: int = 3,
                              data: dict | None = None, ax: Axes | None = None) -> Axes:
-    """Mean square of the core, ``q / (q + eps)``, against the variance ``q``; ½ at q = eps."""
+    r"""Draw the mean square of the core, ``q / (q + eps)``, against the variance ``q``.
+
+    Parameters
+    ----------
+    eps_values, d : as in figures.normalized_variance_data
+        The parameters of the figure's data, passed to
+        :func:`lnbook.figures.normalized_variance_data`.
+    data : dict, optional
+        The dict :func:`lnbook.figures.normalized_variance_data` returned, drawn as it is; then
+        no other parameter may be passed.
+    ax : matplotlib Axes, optional
+        Where to draw; a new :class:`BookFigure` if omitted.
+
+    Returns
+    -------
+    matplotlib Axes
+        The Axes drawn on.
+
+    Raises
+    ------
+    TypeError
+        If ``data`` is given with other parameters or is not a dict, or ``ax`` is not a
+        matplotlib Axes; as for :func:`lnbook.figures.normalized_variance_data`.
+    ValueError
+        If ``data`` lacks an entry, or as for :func:`lnbook.figures.normalized_variance_data`.
+
+    Notes
+    -----
+    One curve per stabilizer, a dot at one half (where ``q = eps``), a dashed line at 1.
+    The data are :func:`lnbook.figures.normalized_variance_data`; see :ref:`ch-epsilon`.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots()
+    >>> len(plot_normalized_variance(eps_values=(0.1, 1.0), ax=ax).lines)
+    5
+    >>> plt.close(fig)
+    """
     data = cast(dict, data)
     ax = _new() if ax is None else ax
     for k, eps in enumerate(data["eps"]):
@@ -324,7 +415,46 @@ def plot_normalized_variance(*, eps_values: Sequence[float] = figures.EPS_VALUES
 @_figure(figures.jacobian_eigenvalues_data)
 def plot_jacobian_eigenvalues(*, eps: float = 0.1, d: int = 4, data: dict | None = None,
                               ax: Axes | None = None) -> Axes:
-    """Eigenvalues of the core's Jacobian against ``q``: closed forms (lines), eigvalsh (dots)."""
+    r"""Draw the eigenvalues of the core's Jacobian against ``q``.
+
+    Parameters
+    ----------
+    eps, d : as in figures.jacobian_eigenvalues_data
+        The parameters of the figure's data, passed to
+        :func:`lnbook.figures.jacobian_eigenvalues_data`.
+    data : dict, optional
+        The dict :func:`lnbook.figures.jacobian_eigenvalues_data` returned, drawn as it is; then
+        no other parameter may be passed.
+    ax : matplotlib Axes, optional
+        Where to draw; a new :class:`BookFigure` if omitted.
+
+    Returns
+    -------
+    matplotlib Axes
+        The Axes drawn on.
+
+    Raises
+    ------
+    TypeError
+        If ``data`` is given with other parameters or is not a dict, or ``ax`` is not a
+        matplotlib Axes; as for :func:`lnbook.figures.jacobian_eigenvalues_data`.
+    ValueError
+        If ``data`` lacks an entry, or as for :func:`lnbook.figures.jacobian_eigenvalues_data`.
+
+    Notes
+    -----
+    Lines: the closed forms (tangential, radial, 0); dots: the eigenvalues ``eigvalsh`` finds in
+    the matrices; dashed: the bound :math:`\varepsilon^{-1/2}`. The data are
+    :func:`lnbook.figures.jacobian_eigenvalues_data`; see :ref:`ch-jacobian`.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots()
+    >>> len(plot_jacobian_eigenvalues(eps=0.1, d=4, ax=ax).lines)
+    5
+    >>> plt.close(fig)
+    """
     data = cast(dict, data)
     eps, d = data["eps"], data["d"]
     ax = _new(height=4.0) if ax is None else ax
@@ -349,7 +479,45 @@ def plot_jacobian_eigenvalues(*, eps: float = 0.1, d: int = 4, data: dict | None
 @_figure(figures.operator_norm_data)
 def plot_operator_norm(*, eps: float = 0.1, dims: Sequence[int] = (2, 3),
                        data: dict | None = None, ax: Axes | None = None) -> Axes:
-    """Operator norm of the core's Jacobian against ``q``, under the bound ``eps**-0.5``."""
+    """Draw the operator norm of the core's Jacobian against ``q``, under ``eps**-1/2``.
+
+    Parameters
+    ----------
+    eps, dims : as in figures.operator_norm_data
+        The parameters of the figure's data, passed to
+        :func:`lnbook.figures.operator_norm_data`.
+    data : dict, optional
+        The dict :func:`lnbook.figures.operator_norm_data` returned, drawn as it is; then no
+        other parameter may be passed.
+    ax : matplotlib Axes, optional
+        Where to draw; a new :class:`BookFigure` if omitted.
+
+    Returns
+    -------
+    matplotlib Axes
+        The Axes drawn on.
+
+    Raises
+    ------
+    TypeError
+        If ``data`` is given with other parameters or is not a dict, or ``ax`` is not a
+        matplotlib Axes; as for :func:`lnbook.figures.operator_norm_data`.
+    ValueError
+        If ``data`` lacks an entry, or as for :func:`lnbook.figures.operator_norm_data`.
+
+    Notes
+    -----
+    One curve per number of features, log-log, and the dashed bound. The data are
+    :func:`lnbook.figures.operator_norm_data`; see :ref:`ch-sensitivity`.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots()
+    >>> len(plot_operator_norm(dims=(2, 3), ax=ax).lines)
+    3
+    >>> plt.close(fig)
+    """
     data = cast(dict, data)
     eps = data["eps"]
     ax = _new() if ax is None else ax
@@ -368,9 +536,44 @@ def plot_operator_norm(*, eps: float = 0.1, dims: Sequence[int] = (2, 3),
 @_figure(figures.amplification_data)
 def plot_amplification(*, z: ArrayLike = (7.0, 7.0), delta: ArrayLike = (1e-3, -1e-3),
                        data: dict | None = None, ax: Axes | None = None) -> Axes:
-    """Finite ratio ``||u(z+δ) - u(z)|| / ||δ||`` against ``eps``, beside ``eps**-0.5``.
+    """Draw the finite ratio ``||u(z+δ) - u(z)|| / ||δ||`` against ``eps``, beside ``eps**-1/2``.
 
-    The data are ``lnbook.figures.amplification_data``.
+    Parameters
+    ----------
+    z, delta : as in figures.amplification_data
+        The parameters of the figure's data, passed to
+        :func:`lnbook.figures.amplification_data`.
+    data : dict, optional
+        The dict :func:`lnbook.figures.amplification_data` returned, drawn as it is; then no
+        other parameter may be passed.
+    ax : matplotlib Axes, optional
+        Where to draw; a new :class:`BookFigure` if omitted.
+
+    Returns
+    -------
+    matplotlib Axes
+        The Axes drawn on.
+
+    Raises
+    ------
+    TypeError
+        If ``data`` is given with other parameters or is not a dict, or ``ax`` is not a
+        matplotlib Axes; as for :func:`lnbook.figures.amplification_data`.
+    ValueError
+        If ``data`` lacks an entry, or as for :func:`lnbook.figures.amplification_data`.
+
+    Notes
+    -----
+    The ratio of one record and its perturbation, log-log, under the dashed bound. The data are
+    :func:`lnbook.figures.amplification_data`; see :ref:`ch-sensitivity`.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots()
+    >>> len(plot_amplification(ax=ax).lines)
+    2
+    >>> plt.close(fig)
     """
     data = cast(dict, data)
     ax = _new() if ax is None else ax
@@ -388,7 +591,47 @@ def plot_amplification(*, z: ArrayLike = (7.0, 7.0), delta: ArrayLike = (1e-3, -
 @_figure(figures.shift_geometry_data)
 def plot_shift_geometry(*, z: ArrayLike = (2.0, 0.5), shifts: ArrayLike = (-1.5, 0.0, 1.0, 2.0),
                         data: dict | None = None, ax: Axes | None = None) -> Axes:
-    """Records ``z + c 1`` all project, along ``1``, to the same point ``P z`` of the line ⟂ 1."""
+    r"""Draw the records ``z + c 1``, which all project along ``1`` to the same point ``P z``.
+
+    Parameters
+    ----------
+    z, shifts : as in figures.shift_geometry_data
+        The parameters of the figure's data, passed to
+        :func:`lnbook.figures.shift_geometry_data`.
+    data : dict, optional
+        The dict :func:`lnbook.figures.shift_geometry_data` returned, drawn as it is; then no
+        other parameter may be passed.
+    ax : matplotlib Axes, optional
+        Where to draw; a new :class:`BookFigure` if omitted.
+
+    Returns
+    -------
+    matplotlib Axes
+        The Axes drawn on.
+
+    Raises
+    ------
+    TypeError
+        If ``data`` is given with other parameters or is not a dict, or ``ax`` is not a
+        matplotlib Axes; as for :func:`lnbook.figures.shift_geometry_data`.
+    ValueError
+        If ``data`` lacks an entry, or as for :func:`lnbook.figures.shift_geometry_data`.
+
+    Notes
+    -----
+    The plane of records of two features: the line ``z_1 + z_2 = 0``, the span of
+    :math:`\mathbf 1`, each shifted record joined to :math:`Pz`. The data are
+    :func:`lnbook.figures.shift_geometry_data`; see :ref:`ch-shift`.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots()
+    >>> ax = plot_shift_geometry(shifts=(0.0, 1.0), ax=ax)
+    >>> [round(float(x), 2) for x in ax.lines[-1].get_xydata()[0]]  # P z
+    [0.75, -0.75]
+    >>> plt.close(fig)
+    """
     data = cast(dict, data)
     ax = _new(height=5.4) if ax is None else ax
     ends = np.array([-4.0, 6.0])
@@ -411,9 +654,45 @@ def plot_shift_geometry(*, z: ArrayLike = (2.0, 0.5), shifts: ArrayLike = (-1.5,
 @_figure(figures.weighted_projection_data)
 def plot_weighted_projection(*, a: ArrayLike = (0.25, 0.75), z: ArrayLike = (4.0, 2.0),
                              data: dict | None = None, ax: Axes | None = None) -> Axes:
-    """Oblique projection ``P_a z`` (along 1) and orthogonal projection onto ``ker a^T``.
+    r"""Draw the oblique projection ``P_a z`` (along 1) and the orthogonal one onto ``ker a^T``.
 
-    The data are ``lnbook.figures.weighted_projection_data``.
+    Parameters
+    ----------
+    a, z : as in figures.weighted_projection_data
+        The parameters of the figure's data, passed to
+        :func:`lnbook.figures.weighted_projection_data`.
+    data : dict, optional
+        The dict :func:`lnbook.figures.weighted_projection_data` returned, drawn as it is; then
+        no other parameter may be passed.
+    ax : matplotlib Axes, optional
+        Where to draw; a new :class:`BookFigure` if omitted.
+
+    Returns
+    -------
+    matplotlib Axes
+        The Axes drawn on.
+
+    Raises
+    ------
+    TypeError
+        If ``data`` is given with other parameters or is not a dict, or ``ax`` is not a
+        matplotlib Axes; as for :func:`lnbook.figures.weighted_projection_data`.
+    ValueError
+        If ``data`` lacks an entry, or as for :func:`lnbook.figures.weighted_projection_data`.
+
+    Notes
+    -----
+    The line ``a^T w = 0``, the record, and its two projections onto the line. The data
+    are :func:`lnbook.figures.weighted_projection_data`; see :ref:`ch-weighted`.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots()
+    >>> ax = plot_weighted_projection(ax=ax)
+    >>> ax.lines[4].get_xydata().tolist()  # P_a z
+    [[1.5, -0.5]]
+    >>> plt.close(fig)
     """
     data = cast(dict, data)
     ax = _new(height=4.6) if ax is None else ax
@@ -437,7 +716,46 @@ def plot_weighted_projection(*, a: ArrayLike = (0.25, 0.75), z: ArrayLike = (4.0
 def plot_record_audit(*, shape: tuple[int, int, int] = (2, 4, 6),
                       record: tuple[int, ...] = (1, 2), data: dict | None = None,
                       axes: Sequence[Axes] | None = None) -> tuple[Axes, Axes]:
-    """Which records move when one record changes: the layer (top) vs a wrong axis (bottom)."""
+    """Draw which records move when one record changes: the layer (top) and a wrong axis (bottom).
+
+    Parameters
+    ----------
+    shape, record : as in figures.record_audit_data
+        The parameters of the figure's data, passed to :func:`lnbook.figures.record_audit_data`.
+    data : dict, optional
+        The dict :func:`lnbook.figures.record_audit_data` returned, drawn as it is; then no
+        other parameter may be passed.
+    axes : sequence of matplotlib Axes, optional
+        Where to draw, two, top first; new ones, stacked in a :class:`BookFigure`, if omitted.
+
+    Returns
+    -------
+    tuple of matplotlib Axes
+        The Axes drawn on, top first.
+
+    Raises
+    ------
+    TypeError
+        If ``data`` is given with other parameters or is not a dict, or ``axes`` is not a
+        sequence of matplotlib Axes; as for :func:`lnbook.figures.record_audit_data`.
+    ValueError
+        If ``axes`` does not hold the figure's panels, ``data`` lacks an entry, or as for
+        :func:`lnbook.figures.record_audit_data`.
+
+    Notes
+    -----
+    Each panel is the (B, T) grid of records, moved ones coloured, the changed one crossed. The
+    data are :func:`lnbook.figures.record_audit_data`; see :ref:`ch-records`.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> fig, axes = plt.subplots(2)
+    >>> top, bottom = plot_record_audit(shape=(2, 3, 4), record=(1, 2), axes=axes)
+    >>> int(top.images[0].get_array().sum()), int(bottom.images[0].get_array().sum())
+    (1, 3)
+    >>> plt.close(fig)
+    """
     data = cast(dict, data)
     B, T = data["layer_norm"].shape
     record = data["record"]
@@ -475,32 +793,45 @@ def _grouped_bars(ax: Axes, series: Sequence[tuple[str, np.ndarray]], width: flo
 @_figure(figures.gain_effect_data)
 def plot_gain_effect(*, z: ArrayLike = (1.0, 1.0, -2.0), gamma: ArrayLike = (2.0, 0.0, -1.0),
                      eps: float = 2.0, data: dict | None = None, ax: Axes | None = None) -> Axes:
-    """Core ``u_eps(z)`` beside ``gamma ⊙ u_eps(z)``, coordinate by coordinate (bias 0).
+    """Draw the core ``u_eps(z)`` beside ``gamma ⊙ u_eps(z)``, coordinate by coordinate (bias 0).
 
     Parameters
     ----------
-    z : (d,) array_like
-        One record.
-    gamma : (d,) array_like
-        Gain.
-    eps : float, optional
-        Stabilizer.
+    z, gamma, eps : as in figures.gain_effect_data
+        The parameters of the figure's data, passed to :func:`lnbook.figures.gain_effect_data`.
+    data : dict, optional
+        The dict :func:`lnbook.figures.gain_effect_data` returned, drawn as it is; then no other
+        parameter may be passed.
     ax : matplotlib Axes, optional
-        Where to draw; new axes if omitted.
+        Where to draw; a new :class:`BookFigure` if omitted.
 
     Returns
     -------
-    ax : matplotlib Axes
-        ``ax.containers[0]`` holds the core's bars, ``ax.containers[1]`` the scaled core's
-        (``lnbook.figures.gain_effect_data``): a zero gain flattens its bar and a negative
-        gain flips it. See the chapter *Gain*.
+    matplotlib Axes
+        The Axes drawn on.
+
+    Raises
+    ------
+    TypeError
+        If ``data`` is given with other parameters or is not a dict, or ``ax`` is not a
+        matplotlib Axes; as for :func:`lnbook.figures.gain_effect_data`.
+    ValueError
+        If ``data`` lacks an entry, or as for :func:`lnbook.figures.gain_effect_data`.
+
+    Notes
+    -----
+    ``ax.containers[0]`` holds the core's bars, ``ax.containers[1]`` the scaled core's: a zero
+    gain flattens its bar and a negative gain flips it. The data are
+    :func:`lnbook.figures.gain_effect_data`; see :ref:`ch-gain`.
 
     Examples
     --------
-    >>> ax = plot_gain_effect(z=(1, 1, -2), gamma=(2, 0, -1), eps=2)
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots()
+    >>> ax = plot_gain_effect(z=(1, 1, -2), gamma=(2, 0, -1), eps=2, ax=ax)
     >>> [float(bar.get_height()) for bar in ax.containers[1]]
     [1.0, 0.0, 1.0]
-    >>> plt.close(ax.figure)
+    >>> plt.close(fig)
     """
     data = cast(dict, data)
     ax = _new() if ax is None else ax
@@ -520,32 +851,47 @@ def plot_bias_shift(*, z: ArrayLike = ((3.0, 3.0, 3.0), (2.0, 3.0, 4.0)),
                     gamma: ArrayLike = (2.0, 0.5, -1.0), beta: ArrayLike = (1.0, -1.0, 2.0),
                     eps: float = 1e-5, data: dict | None = None,
                     axes: Sequence[Axes] | None = None) -> tuple[Axes, ...]:
-    """Core, ``gamma ⊙ u`` and output ``gamma ⊙ u + beta`` for each record, one panel each.
+    """Draw the core, ``gamma ⊙ u`` and the output ``gamma ⊙ u + beta`` of each record.
 
     Parameters
     ----------
-    z : (n, d) array_like
-        The records, one panel each, stacked vertically.
-    gamma, beta : (d,) array_like
-        Gain and bias.
-    eps : float, optional
-        Stabilizer.
+    z, gamma, beta, eps : as in figures.bias_shift_data
+        The parameters of the figure's data, passed to :func:`lnbook.figures.bias_shift_data`.
+    data : dict, optional
+        The dict :func:`lnbook.figures.bias_shift_data` returned, drawn as it is; then no other
+        parameter may be passed.
     axes : sequence of matplotlib Axes, optional
-        One per record; new axes if omitted.
+        Where to draw, one per record, top first; new ones, stacked in a :class:`BookFigure`, if
+        omitted.
 
     Returns
     -------
     tuple of matplotlib Axes
-        In each, ``ax.containers`` holds the bars of the core, the scaled core and the output,
-        in that order (``lnbook.figures.bias_shift_data``); the dashed line is the
-        output's mean. See the chapter *Bias*.
+        The Axes drawn on, top first.
+
+    Raises
+    ------
+    TypeError
+        If ``data`` is given with other parameters or is not a dict, or ``axes`` is not a
+        sequence of matplotlib Axes; as for :func:`lnbook.figures.bias_shift_data`.
+    ValueError
+        If ``axes`` does not hold the figure's panels, ``data`` lacks an entry, or as for
+        :func:`lnbook.figures.bias_shift_data`.
+
+    Notes
+    -----
+    In each panel, ``ax.containers`` holds the bars of the core, the scaled core and the output,
+    in that order; the dashed line is the output's mean. The data are
+    :func:`lnbook.figures.bias_shift_data`; see :ref:`ch-bias`.
 
     Examples
     --------
-    >>> axes = plot_bias_shift(z=[(3, 3, 3)], gamma=(2, 0.5, -1), beta=(1, -1, 2))
-    >>> [float(bar.get_height()) for bar in axes[0].containers[2]]
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots()
+    >>> (ax,) = plot_bias_shift(z=[(3, 3, 3)], gamma=(2, 0.5, -1), beta=(1, -1, 2), axes=[ax])
+    >>> [float(bar.get_height()) for bar in ax.containers[2]]
     [1.0, -1.0, 2.0]
-    >>> plt.close(axes[0].figure)
+    >>> plt.close(fig)
     """
     data = cast(dict, data)
     n = len(data["z"])
@@ -568,11 +914,44 @@ def plot_bias_shift(*, z: ArrayLike = ((3.0, 3.0, 3.0), (2.0, 3.0, 4.0)),
 @_figure(figures.core_bound_data)
 def plot_core_bound(*, dims: Sequence[int] = (2, 3, 4, 6, 8, 12, 16), n: int = 200,
                     seed: int = 3, data: dict | None = None, ax: Axes | None = None) -> Axes:
-    """Largest ``|u_i|`` of seeded random records against ``d``, under the bound ``sqrt(d - 1)``.
+    r"""Draw the largest ``|u_i|`` of seeded random records against ``d``, under ``sqrt(d - 1)``.
 
-    Grey dots: ``max_i |u_i|`` (``eps = 0``) for ``n`` heavy-tailed (Cauchy) records per
-    ``d``. Stars: the records ``(d - 1, -1, ..., -1)``, which attain the bound (dashed line).
-    The data are ``lnbook.figures.core_bound_data``.
+    Parameters
+    ----------
+    dims, n, seed : as in figures.core_bound_data
+        The parameters of the figure's data, passed to :func:`lnbook.figures.core_bound_data`.
+    data : dict, optional
+        The dict :func:`lnbook.figures.core_bound_data` returned, drawn as it is; then no other
+        parameter may be passed.
+    ax : matplotlib Axes, optional
+        Where to draw; a new :class:`BookFigure` if omitted.
+
+    Returns
+    -------
+    matplotlib Axes
+        The Axes drawn on.
+
+    Raises
+    ------
+    TypeError
+        If ``data`` is given with other parameters or is not a dict, or ``ax`` is not a
+        matplotlib Axes; as for :func:`lnbook.figures.core_bound_data`.
+    ValueError
+        If ``data`` lacks an entry, or as for :func:`lnbook.figures.core_bound_data`.
+
+    Notes
+    -----
+    Grey dots: :math:`\max_i |u_i|` (``eps = 0``) of heavy-tailed (Cauchy) records per ``d``;
+    stars: the records :math:`(d - 1, -1, \dots, -1)`, which attain the bound (dashed). The data
+    are :func:`lnbook.figures.core_bound_data`; see :ref:`ch-exercises`.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots()
+    >>> len(plot_core_bound(dims=(2, 3), n=5, ax=ax).lines)
+    4
+    >>> plt.close(fig)
     """
     data = cast(dict, data)
     ax = _new() if ax is None else ax
@@ -593,13 +972,47 @@ def plot_core_bound(*, dims: Sequence[int] = (2, 3, 4, 6, 8, 12, 16), n: int = 2
 @_figure(figures.offset_error_data)
 def plot_offset_error(offsets: ArrayLike, errors: dict[str, ArrayLike], *, max_ticks: int = 6,
                       data: dict | None = None, ax: Axes | None = None) -> Axes:
-    """Error of computed cores, in ulps, against the offset ``|mu|/sigma`` of the records.
+    r"""Draw the error of computed cores, in ulps, against the offset ``|mu|/sigma`` of the records.
 
-    ``errors`` maps a label to one error per offset, as returned by
-    :func:`lnbook.fp.offset_errors` (computed first, drawn here). The y axis is linear
-    below 1 ulp and logarithmic above; the dashed line is ``|mu|/sigma`` itself, the growth
-    of an uncorrected mean's error, and the dotted line marks 4 ulp. Labels in ``errors``
-    may use mathtext. Both axes label every third decade at most.
+    Parameters
+    ----------
+    offsets, errors, max_ticks : as in figures.offset_error_data
+        The parameters of the figure's data, passed to :func:`lnbook.figures.offset_error_data`.
+    data : dict, optional
+        The dict :func:`lnbook.figures.offset_error_data` returned, drawn as it is; then no
+        other parameter may be passed.
+    ax : matplotlib Axes, optional
+        Where to draw; a new :class:`BookFigure` if omitted.
+
+    Returns
+    -------
+    matplotlib Axes
+        The Axes drawn on.
+
+    Raises
+    ------
+    TypeError
+        If ``data`` is given with other parameters or is not a dict, or ``ax`` is not a
+        matplotlib Axes; as for :func:`lnbook.figures.offset_error_data`.
+    ValueError
+        If ``data`` lacks an entry, or as for :func:`lnbook.figures.offset_error_data`.
+
+    Notes
+    -----
+    ``errors`` maps a label (mathtext allowed) to one error per offset, as
+    :func:`lnbook.fp.offset_errors` returns them. The y axis is linear below 1 ulp and
+    logarithmic above; the dashed line is :math:`|\mu|/\sigma` itself, the growth of an
+    uncorrected mean's error, and the dotted line marks 4 ulp. The data are
+    :func:`lnbook.figures.offset_error_data`; see :ref:`ch-floating-point`.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots()
+    >>> ax = plot_offset_error([1.0, 1e6], {"core": [0.5, 1.0]}, ax=ax)
+    >>> ax.lines[0].get_ydata().tolist()
+    [0.5, 1.0]
+    >>> plt.close(fig)
     """
     data = cast(dict, data)
     ax = _new(height=4.2) if ax is None else ax
@@ -627,12 +1040,46 @@ def plot_eps_placement(*, z: ArrayLike = (1.0, 2.0, 3.0, 4.0),
                        conventions: Sequence[str] = ("keras", "pytorch", "flax", "bert",
                                                      "annotated"),
                        data: dict | None = None, ax: Axes | None = None) -> Axes:
-    """Root mean square of each convention's output on ``a z`` against the spread of ``a z``.
+    r"""Draw the RMS of each convention's output on ``alpha z`` against the spread of ``alpha z``.
 
+    Parameters
+    ----------
+    z, conventions : as in figures.eps_placement_data
+        The parameters of the figure's data, passed to
+        :func:`lnbook.figures.eps_placement_data`.
+    data : dict, optional
+        The dict :func:`lnbook.figures.eps_placement_data` returned, drawn as it is; then no
+        other parameter may be passed.
+    ax : matplotlib Axes, optional
+        Where to draw; a new :class:`BookFigure` if omitted.
+
+    Returns
+    -------
+    matplotlib Axes
+        The Axes drawn on.
+
+    Raises
+    ------
+    TypeError
+        If ``data`` is given with other parameters or is not a dict, or ``ax`` is not a
+        matplotlib Axes; as for :func:`lnbook.figures.eps_placement_data`.
+    ValueError
+        If ``data`` lacks an entry, or as for :func:`lnbook.figures.eps_placement_data`.
+
+    Notes
+    -----
     The exact standardization has RMS 1 (dashed); eps inside the root shrinks the output once
-    the variance nears eps, eps outside once the standard deviation nears eps, and the
-    unbiased divisor lowers the plateau to ``sqrt((d-1)/d)`` (dotted). The data are
-    ``lnbook.figures.eps_placement_data``.
+    the variance nears eps, eps outside once the standard deviation does, and the unbiased
+    divisor lowers the plateau to :math:`\sqrt{(d-1)/d}` (dotted). The data are
+    :func:`lnbook.figures.eps_placement_data`; see :ref:`ch-frameworks`.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots()
+    >>> len(plot_eps_placement(conventions=("pytorch", "annotated"), ax=ax).lines)
+    4
+    >>> plt.close(fig)
     """
     data = cast(dict, data)
     ax = _new(height=4.6) if ax is None else ax
@@ -655,11 +1102,47 @@ def plot_eps_placement(*, z: ArrayLike = (1.0, 2.0, 3.0, 4.0),
 @_figure(figures.benchmark_ratios_data)
 def plot_benchmark_ratios(results: dict, *, data: dict | None = None,
                           ax: Axes | None = None) -> Axes:
-    """Each race's per-round ratios (dots), their median (bar) and its target (triangle).
+    """Draw each race's per-round ratios (dots), their median (bar) and its target (triangle).
 
-    ``results`` is the dict of ``benchmarks/results.json``; the data are
-    ``lnbook.figures.benchmark_ratios_data``. One row per race, named above its dots, on
-    a log axis of ratios.
+    Parameters
+    ----------
+    results : as in figures.benchmark_ratios_data
+        The parameters of the figure's data, passed to
+        :func:`lnbook.figures.benchmark_ratios_data`.
+    data : dict, optional
+        The dict :func:`lnbook.figures.benchmark_ratios_data` returned, drawn as it is; then no
+        other parameter may be passed.
+    ax : matplotlib Axes, optional
+        Where to draw; a new :class:`BookFigure` if omitted.
+
+    Returns
+    -------
+    matplotlib Axes
+        The Axes drawn on.
+
+    Raises
+    ------
+    TypeError
+        If ``data`` is given with other parameters or is not a dict, or ``ax`` is not a
+        matplotlib Axes; as for :func:`lnbook.figures.benchmark_ratios_data`.
+    ValueError
+        If ``data`` lacks an entry, or as for :func:`lnbook.figures.benchmark_ratios_data`.
+
+    Notes
+    -----
+    One row per race of a ``benchmarks/results.json`` dict, named above its dots, on a log axis
+    of ratios. The data are :func:`lnbook.figures.benchmark_ratios_data`; see
+    :ref:`ch-benchmarks`.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> race = {"name": "r", "result": {"per round": [0.8, 0.9], "median": 0.85},
+    ...         "target": {"comparison": "<=", "bound": 1.0}}
+    >>> fig, ax = plt.subplots()
+    >>> plot_benchmark_ratios({"results": {"r": race}}, ax=ax).texts[0].get_text()
+    'r: met'
+    >>> plt.close(fig)
     """
     data = cast(dict, data)
     n = len(data["names"])
@@ -705,37 +1188,48 @@ def plot_placement_gradients(*, depths: Sequence[int] = (2, 4, 8, 16, 32), d: in
                              seeds: Sequence[int] = (0, 1, 2, 3), L: int = 16,
                              eps: float = 1e-5, data: dict | None = None,
                              axes: Sequence[Axes] | None = None) -> tuple[Axes, Axes]:
-    r"""Gradient norms ``||dl/dW2||_F`` at initialization, Pre-LN against Post-LN.
+    """Draw the gradient norms ``||dl/dW2||_F`` at initialization, Pre-LN against Post-LN.
 
     Parameters
     ----------
-    depths : sequence of int
-        Depths ``L`` of the bottom panel.
-    d : int
-        Features of a record (hidden width ``2 d``, eight records).
-    seeds : sequence of int
-        Each seed is one initialization; the norms are averaged over them.
-    L : int
-        Depth of the top panel's per-block profile.
-    eps : float
-        Stabilizer of every LayerNorm.
-    axes : two matplotlib Axes, optional
-        Where to draw (top, bottom); new axes, stacked, if omitted.
+    depths, d, seeds, L, eps : as in figures.placement_gradients_data
+        The parameters of the figure's data, passed to
+        :func:`lnbook.figures.placement_gradients_data`.
+    data : dict, optional
+        The dict :func:`lnbook.figures.placement_gradients_data` returned, drawn as it is; then
+        no other parameter may be passed.
+    axes : sequence of matplotlib Axes, optional
+        Where to draw, two, top first; new ones, stacked in a :class:`BookFigure`, if omitted.
 
     Returns
     -------
-    (top, bottom) : matplotlib Axes
-        Top: norm in block ``l = 1 .. L``, one line per placement. Bottom: norm
-        in the last block against ``L`` (log-log), one line per placement, with a dotted
-        ``L^{-1/2}`` guide. The data are ``lnbook.figures.placement_gradients_data``. See the
-        chapter *LayerNorm inside a Transformer*.
+    tuple of matplotlib Axes
+        The Axes drawn on, top first.
+
+    Raises
+    ------
+    TypeError
+        If ``data`` is given with other parameters or is not a dict, or ``axes`` is not a
+        sequence of matplotlib Axes; as for :func:`lnbook.figures.placement_gradients_data`.
+    ValueError
+        If ``axes`` does not hold the figure's panels, ``data`` lacks an entry, or as for
+        :func:`lnbook.figures.placement_gradients_data`.
+
+    Notes
+    -----
+    Top: the norm in every block of a stack of depth ``L``, one line per placement. Bottom: the
+    norm in the last block against the depth (log-log), one line per placement, with a dotted
+    :math:`L^{-1/2}` guide. The data are :func:`lnbook.figures.placement_gradients_data`; see
+    :ref:`ch-transformer`.
 
     Examples
     --------
-    >>> top, bottom = plot_placement_gradients(depths=(2, 4), d=8, seeds=(0,), L=3)
+    >>> import matplotlib.pyplot as plt
+    >>> fig, axes = plt.subplots(2)
+    >>> top, bottom = plot_placement_gradients(depths=(2, 4), d=8, seeds=(0,), L=3, axes=axes)
     >>> [len(line.get_xdata()) for line in top.lines]
     [3, 3]
-    >>> plt.close(top.figure)
+    >>> plt.close(fig)
     """
     data = cast(dict, data)
     top, bottom = _new(2) if axes is None else _panels(axes, 2)
@@ -769,37 +1263,51 @@ def plot_placement_gradients(*, depths: Sequence[int] = (2, 4, 8, 16, 32), d: in
 def plot_geometry_picture(*, z: ArrayLike | None = None, eps: float = 1.0,
                           eps_values: Sequence[float] = (0.1, 1.0), data: dict | None = None,
                           axes: Sequence[Axes] | None = None) -> tuple[Axes, Axes]:
-    r"""The core for ``d = 3`` as projection onto ``1^⊥`` followed by a radial map.
+    r"""Draw the core for ``d = 3`` as the projection onto ``1^⊥`` followed by a radial map.
 
     Parameters
     ----------
-    z : (n, 3) array_like, optional
-        Records to draw (default: twelve seeded Gaussian records of varied spread).
-    eps : float
-        Stabilizer of the top panel's cores ``u_eps``.
-    eps_values : sequence of float
-        Stabilizers of the bottom panel's radial maps.
-    axes : two matplotlib Axes, optional
-        Where to draw (top, bottom); new axes, stacked, if omitted.
+    z, eps, eps_values : as in figures.geometry_picture_data
+        The parameters of the figure's data, passed to
+        :func:`lnbook.figures.geometry_picture_data`.
+    data : dict, optional
+        The dict :func:`lnbook.figures.geometry_picture_data` returned, drawn as it is; then no
+        other parameter may be passed.
+    axes : sequence of matplotlib Axes, optional
+        Where to draw, two, top first; new ones, stacked in a :class:`BookFigure`, if omitted.
 
     Returns
     -------
-    (top, bottom) : matplotlib Axes
-        Top, in the orthonormal coordinates ``b_1^T z``, ``b_2^T z`` of the plane ``1^⊥``
-        (:func:`lnbook.geometry.plane_basis`): ``top.collections`` are the projections ``v = P z``
-        (grey), the cores ``u_eps(z)`` (blue) and ``u_0(z)`` (vermillion, on the dashed circle
-        of radius ``sqrt(3)``), each on the ray through its ``v``. Bottom: the radial map
-        ``||v|| -> ||v|| / sqrt(||v||**2 / 3 + eps)``
-        (:func:`lnbook.geometry.radial_profile`) for each ``eps``, with the limit ``sqrt(3)``
-        dashed. The data are
-        ``lnbook.figures.geometry_picture_data``. See the chapter *The geometric picture*.
+    tuple of matplotlib Axes
+        The Axes drawn on, top first.
+
+    Raises
+    ------
+    TypeError
+        If ``data`` is given with other parameters or is not a dict, or ``axes`` is not a
+        sequence of matplotlib Axes; as for :func:`lnbook.figures.geometry_picture_data`.
+    ValueError
+        If ``axes`` does not hold the figure's panels, ``data`` lacks an entry, or as for
+        :func:`lnbook.figures.geometry_picture_data`.
+
+    Notes
+    -----
+    Top, in the orthonormal coordinates :math:`b_1^\top z`, :math:`b_2^\top z` of the plane:
+    ``top.collections`` are the projections :math:`v = Pz` (grey), the cores
+    :math:`u_\varepsilon(z)` (blue) and :math:`u_0(z)` (vermillion, on the dashed circle of
+    radius :math:`\sqrt 3`), each on the ray through its ``v``. Bottom: the radial map
+    :math:`\lVert v\rVert \mapsto \lVert u_\varepsilon(z)\rVert` for each stabilizer, with the
+    limit :math:`\sqrt 3` dashed. The data are :func:`lnbook.figures.geometry_picture_data`; see
+    :ref:`ch-geometry`.
 
     Examples
     --------
-    >>> top, bottom = plot_geometry_picture()
+    >>> import matplotlib.pyplot as plt
+    >>> fig, axes = plt.subplots(2)
+    >>> top, bottom = plot_geometry_picture(axes=axes)
     >>> len(top.collections), len(bottom.lines)
     (3, 3)
-    >>> plt.close(top.figure)
+    >>> plt.close(fig)
     """
     data = cast(dict, data)
     eps = data["eps"]

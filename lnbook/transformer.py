@@ -39,7 +39,7 @@ _KEYS = ("W1", "b1", "W2", "b2", "gamma", "beta")
 
 @_checks.public
 def init_blocks(L: int, d: int, *, m: int | None = None, seed: int = 0) -> list[dict]:
-    """Parameters of ``L`` residual blocks at a seeded Gaussian initialization.
+    """The parameters of ``L`` residual blocks at a seeded Gaussian initialization.
 
     Parameters
     ----------
@@ -61,12 +61,16 @@ def init_blocks(L: int, d: int, *, m: int | None = None, seed: int = 0) -> list[
     Raises
     ------
     ValueError
-        If ``L``, ``d`` or ``m`` is not a positive integer.
+        If ``L``, ``d`` or ``m`` is below 1, ``seed`` negative, or the parameters would not
+        fit in memory.
+    TypeError
+        If a count or the seed is not an integer.
 
     Notes
     -----
     Weights are drawn with variance ``1 / fan_in`` (``W1 ~ N(0, 1/d)``, ``W2 ~ N(0, 1/m)``);
-    biases start at 0, gains at 1, as PyTorch initializes a LayerNorm.
+    biases start at 0, gains at 1, as PyTorch initializes a LayerNorm. See
+    :ref:`ch-transformer`.
 
     Examples
     --------
@@ -163,12 +167,27 @@ def residual_forward(z: ArrayLike, blocks: list[dict], *, placement: str = "pre"
 
     Returns
     -------
-    ndarray, shape of ``z``
+    ndarray
+        The stack's output, of the shape of ``z``.
 
     Raises
     ------
     ValueError
-        For an unknown placement, a malformed block, or bad ``z``/``eps``.
+        For an unknown placement, a malformed block (a missing or misshapen parameter, a
+        non-finite entry), bad ``z`` or ``eps``, or a residual stream that overflows.
+    TypeError
+        If ``blocks`` is not a list of dicts, a parameter not real numbers, or
+        ``placement`` not a string.
+
+    Notes
+    -----
+    Pre-LN (:cite:t:`xiong2020layer`): :math:`z \\leftarrow z + F(\\mathrm{LN}(z))`, then a
+    final :math:`u_\\varepsilon`; Post-LN (:cite:t:`vaswani2017attention`):
+    :math:`z \\leftarrow \\mathrm{LN}(z + F(z))`. See :ref:`ch-transformer`.
+
+    References
+    ----------
+    :cite:t:`vaswani2017attention`; :cite:t:`xiong2020layer`.
 
     Examples
     --------
@@ -211,7 +230,7 @@ def _forward(z: ArrayLike, blocks: list[dict], placement: str,
 @_checks.public
 def residual_backward(z: ArrayLike, g: ArrayLike, blocks: list[dict], *, placement: str = "pre",
                       eps: float = EPS) -> tuple[np.ndarray, list[dict]]:
-    """Gradients of a scalar loss through the stack of :func:`residual_forward`.
+    """The gradients of a scalar loss through the stack of :func:`residual_forward`.
 
     Parameters
     ----------
@@ -234,12 +253,25 @@ def residual_backward(z: ArrayLike, g: ArrayLike, blocks: list[dict], *, placeme
         Per block, the gradient of every parameter (same keys and shapes as ``blocks``),
         summed over records.
 
+    Raises
+    ------
+    ValueError
+        As for :func:`residual_forward`, if ``g`` does not have the shape of ``z``, or if a
+        gradient overflows float64.
+    TypeError
+        As for :func:`residual_forward`.
+
     Notes
     -----
     Every LayerNorm is differentiated as :func:`lnbook.input_grad` (input) and
     :func:`lnbook.param_grads` (gain and bias) differentiate it, by the same kernel routines,
     from the ``u`` and ``s`` its forward pass kept; the residual connection adds the identity:
     Pre-LN ``dl/dz = dl/dy + J_LN^T (dl/da)``, Post-LN ``dl/dz = (I + DF^T) J_LN^T dl/dy``.
+    See :ref:`ch-transformer`.
+
+    References
+    ----------
+    :cite:t:`xiong2020layer`
 
     Examples
     --------
@@ -304,6 +336,22 @@ def layer_gradient_norms(L: int, *, d: int = 64, m: int | None = None, T: int = 
     (L,) ndarray
         ``||dl/dW2||_F`` of block ``1 .. L`` (input side first).
 
+    Raises
+    ------
+    ValueError
+        If a count is below 1, ``seed`` negative, ``placement`` unknown or ``eps`` invalid.
+    TypeError
+        If a count or the seed is not an integer.
+
+    Notes
+    -----
+    At initialization the last block's norm falls with the depth under Pre-LN and not under
+    Post-LN (:cite:t:`xiong2020layer`). See :ref:`ch-transformer`.
+
+    References
+    ----------
+    :cite:t:`xiong2020layer`
+
     Examples
     --------
     >>> layer_gradient_norms(3, d=8, T=2, placement="post").shape
@@ -341,7 +389,10 @@ def rms_jacobian(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
     Raises
     ------
     ValueError
-        If ``eps == 0`` and a record is all zeros, or as for :func:`lnbook.rms_norm`.
+        If ``eps == 0`` and a record is all zeros, the result would not fit in memory, or as
+        for :func:`lnbook.rms_norm`.
+    TypeError
+        As for :func:`lnbook.rms_norm`.
 
     Notes
     -----
@@ -349,7 +400,8 @@ def rms_jacobian(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
               \\qquad r = \\sqrt{\\tfrac1d \\lVert z\\rVert_2^2 + \\varepsilon}
 
     LayerNorm's core is RMSNorm applied to the centered record, so its Jacobian is
-    ``rms_jacobian(P z) @ P``. See the chapter *LayerNorm inside a Transformer*.
+    ``rms_jacobian(P z) @ P``. For ``d = 1`` it is :math:`\\varepsilon / r^3`, computed as
+    such. See :ref:`ch-transformer`.
 
     Examples
     --------

@@ -360,3 +360,94 @@ def test_a_broken_all_or_page_fails():
     excluding = page.replace(":exclude-members: set", ":exclude-members: set, plot_response")
     assert any("excludes public names ['plot_response']" in p
                for p in page_violations(excluding, NAMESPACES))
+
+
+# --- docstrings (book/api.md: numpydoc, validated in the site build) ------------------------
+
+# the published algorithm each function implements, as keys of book/references.bib
+REFERENCES = {
+    "lnbook.stats": {"chan1983algorithms"},
+    "lnbook.core": {"ba2016layer"},
+    "lnbook.layer_norm": {"ba2016layer"},
+    "lnbook.rms_norm": {"zhang2019root"},
+    "lnbook.batch_norm": {"ioffe2015batch"},
+    "lnbook.weighted_centering_matrix": {"bjorck1996least"},
+    "lnbook.fp.welford": {"welford1962note"},
+    "lnbook.fp.merge_stats": {"chan1983algorithms"},
+    "lnbook.fp.chan_stats": {"chan1983algorithms"},
+    "lnbook.fp.one_pass_stats": {"chan1983algorithms"},
+    "lnbook.fp.pairwise_sum": {"higham2002accuracy"},
+    "lnbook.fp.pairwise_depth": {"higham2002accuracy"},
+    "lnbook.frameworks.layer_norm_variant": {"pytorch_layernorm", "flax_normalization"},
+    "lnbook.frameworks.convention_layer_norm": {"rush2018annotated", "devlin2019bert"},
+    "lnbook.transformer.residual_forward": {"xiong2020layer", "vaswani2017attention"},
+    "lnbook.transformer.residual_backward": {"xiong2020layer"},
+    "lnbook.transformer.layer_gradient_norms": {"xiong2020layer"},
+    "lnbook.figures.placement_gradients_data": {"xiong2020layer"},
+}
+BIB_KEYS = set(re.findall(r"^@\w+\{([^,]+),", (ROOT / "book" / "references.bib").read_text(), re.M))
+SECTIONS_EXEMPT = {"lnbook.plotting.style"}  # a context manager: Yields, not Returns
+
+
+def docstring_violations(name: str, fn: Callable) -> list[str]:
+    """Every section book/api.md asks of a public function that its docstring lacks."""
+    from numpydoc.docscrape import NumpyDocString
+
+    doc = NumpyDocString(inspect.getdoc(fn) or "")
+    problems = []
+    params = [p for p in inspect.signature(fn).parameters if p != "self"]
+    documented = {n.strip() for entry in doc["Parameters"] for n in entry.name.split(",")}
+    if set(params) - documented:
+        problems.append(f"{name}: parameters not documented: {sorted(set(params) - documented)}")
+    if not (doc["Returns"] or doc["Yields"] or inspect.isclass(fn)):
+        problems.append(f"{name}: no Returns section")
+    if params and not doc["Raises"]:
+        problems.append(f"{name}: no Raises section")
+    if not doc["Examples"]:
+        problems.append(f"{name}: no Examples section")
+    notes = "\n".join(doc["Notes"])
+    if not re.search(r":ref:`(ch-[\w-]+|api|notation)`", notes):
+        problems.append(f"{name}: the Notes name no chapter (:ref:`ch-...`)")
+    cited = set(re.findall(r":cite:[tp]:`([^`]+)`", "\n".join(doc["References"])))
+    cited = {k.strip() for keys in cited for k in keys.split(",")}
+    if cited - BIB_KEYS:
+        problems.append(f"{name}: cites keys not in book/references.bib: {cited - BIB_KEYS}")
+    if REFERENCES.get(name, set()) - cited:
+        problems.append(f"{name}: References must cite {sorted(REFERENCES[name] - cited)}")
+    return problems
+
+
+DOCUMENTED = [(n, fn) for n, fn in CALLABLES if n not in SECTIONS_EXEMPT]
+
+
+@pytest.mark.parametrize("name, fn", DOCUMENTED, ids=[n for n, _ in DOCUMENTED])
+def test_docstring_has_every_section(name, fn):
+    """Parameters (all of them), Returns, Raises, Examples, Notes naming the chapter, and a
+    References section citing the bibliography where the function implements a published
+    algorithm."""
+    assert docstring_violations(name, fn) == []
+
+
+def test_a_broken_docstring_fails():
+    """The docstring check sees a missing parameter, section, chapter and citation."""
+    def f(z, *, eps=1e-5):
+        """Do something.
+
+        Parameters
+        ----------
+        z : array_like
+            Records.
+        """
+
+    problems = " ".join(docstring_violations("lnbook.core", f))
+    for part in ("['eps']", "no Returns", "no Raises", "no Examples", "no chapter",
+                 "must cite ['ba2016layer']"):
+        assert part in problems, part
+
+
+def test_no_docstring_lost_a_backslash():
+    """A LaTeX command in a docstring that is not raw must double its backslash: a single
+    one turns \\f, \\t, \\r, \\a, \\v into control characters (a formula silently broken)."""
+    broken = [name for name, fn in CALLABLES
+              if any(ord(c) < 32 and c != "\n" for c in (fn.__doc__ or ""))]
+    assert broken == []

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import finite
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
@@ -18,6 +18,7 @@ weights = st.integers(1, 8).flatmap(
 ).map(lambda w: w / w.sum())
 
 
+@settings(max_examples=40, deadline=None)
 @given(st.integers(1, 12))
 def test_centering_matrix_properties(d):
     """P is symmetric, idempotent, P 1 = 0 and P z = z - mean(z) 1."""
@@ -34,6 +35,7 @@ def test_centering_matrix_by_hand():
     assert np.array_equal(lnbook.centering_matrix(2), [[0.5, -0.5], [-0.5, 0.5]])
 
 
+@settings(max_examples=40, deadline=None)
 @given(weights, st.integers(0, 2**32 - 1))
 def test_weighted_centering_properties(a, seed):
     """P_a^2 = P_a, P_a 1 = 0, a^T P_a x = 0, rank n - 1, and D P_a = P_a^T D = D - a a^T."""
@@ -72,6 +74,7 @@ def test_weighted_is_least_squares_residual():
     assert np.allclose(lnbook.weighted_centering_matrix(a) @ x, x - c, atol=1e-13)
 
 
+@settings(max_examples=40, deadline=None)
 @given(st.integers(1, 10))
 def test_uniform_weights_give_P(n):
     """a = 1/n gives the usual centering matrix."""
@@ -79,6 +82,7 @@ def test_uniform_weights_give_P(n):
                        lnbook.centering_matrix(n), atol=1e-15)
 
 
+@settings(max_examples=40, deadline=None)
 @given(hnp.arrays(np.float64, 3, elements=finite))
 def test_centering_matches_core_numerator(z):
     """P z is the numerator of the core: core(z, eps) sqrt(q + eps) = P z."""

@@ -11,8 +11,8 @@ beyond int64, eps = 10**400). The call runs under ``np.errstate(all="raise")``. 
 return a value that passes the function's check (against exact_core, fractions or mpmath where
 a reference exists, otherwise finite and of the right shape and dtype) or raise a TypeError or
 ValueError whose message names one of the function's parameters; any other exception fails.
-Each function must also return a checked value at least once, so its draws reach the
-computation and not only the refusals.
+In CI the draws are derandomized (the same every run), and each function must return a
+checked value at least once, so its draws reach the computation and not only the refusals.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ import lnbook
 from lnbook import frameworks, transformer
 
 CI = os.environ.get("CI", "").lower() not in ("", "0", "false", "no")
-EXAMPLES = 12  # per function: about 60 functions, within the fast tier's budget
+EXAMPLES = 8  # per function: about 60 functions, within the fast tier's budget
 RHO = 2.0**-53
 
 
@@ -847,4 +847,5 @@ def test_contract(name):
             case.check(kwargs, result)
 
     run()
-    assert outcomes["value"] > 0, f"{name}: no draw reached the computation ({outcomes})"
+    if CI:  # the derandomized draws (random ones may, rarely, all be refused)
+        assert outcomes["value"] > 0, f"{name}: no draw reached the computation ({outcomes})"

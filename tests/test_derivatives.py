@@ -7,7 +7,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 from conftest import eps_values, finite, record_arrays, torch_or_skip
-from hypothesis import assume, given
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
@@ -38,6 +38,7 @@ def test_jacobian_with_gain_by_hand():
     assert np.array_equal(J, [[0, 0], [-0.375, 0.375]])
 
 
+@settings(max_examples=40, deadline=None)
 @given(records, eps_values)
 def test_jacobian_matches_central_differences(z, eps):
     """The closed form agrees with central differences of lnbook.core."""
@@ -49,6 +50,7 @@ def test_jacobian_matches_central_differences(z, eps):
     assert np.allclose(J, fd, rtol=0, atol=1e-6 / s)
 
 
+@settings(max_examples=40, deadline=None)
 @given(records, eps_values)
 def test_jacobian_structure(z, eps):
     """J is symmetric, J 1 = 0, J v = eps/(q+eps)^{3/2} v, J w = (q+eps)^{-1/2} w."""
@@ -68,6 +70,7 @@ def test_jacobian_structure(z, eps):
     assert np.allclose(J @ w, tangential * w, atol=1e-10 * scale)
 
 
+@settings(max_examples=40, deadline=None)
 @given(records, eps_values)
 def test_eigenvalues_against_eigvalsh(z, eps):
     """The spectrum of J is {0, radial, tangential (d-2 times)} when v != 0."""
@@ -100,6 +103,7 @@ def test_batched_jacobian_shape():
     assert np.array_equal(J[1, 2], lnbook.jacobian(z[1, 2], eps=0.1))
 
 
+@settings(max_examples=40, deadline=None)
 @given(record_arrays(min_d=2), eps_values, st.integers(0, 2**32 - 1))
 def test_input_grad_is_vector_jacobian_product(z, eps, seed):
     """input_grad equals J^T (gamma ⊙ g) formed explicitly."""

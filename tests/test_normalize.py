@@ -8,7 +8,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 from conftest import eps_values, finite, record_arrays, torch_or_skip
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lnbook
@@ -24,6 +24,7 @@ def test_stats_by_hand():
     assert q != 5 / 3
 
 
+@settings(max_examples=40, deadline=None)
 @given(record_arrays())
 def test_stats_match_numpy(z):
     """mu and q agree with numpy's mean and var (ddof=0), per record, shape z.shape[:-1]."""
@@ -63,6 +64,7 @@ def test_gain_example_by_hand():
     assert math.isclose(y.mean(), 2 / 3) and math.isclose(y.var(), 2 / 9)
 
 
+@settings(max_examples=40, deadline=None)
 @given(record_arrays(min_d=2), eps_values)
 def test_core_closed_form(z, eps):
     """u = (z - mean) / sqrt(var + eps), computed independently with numpy."""
@@ -70,6 +72,7 @@ def test_core_closed_form(z, eps):
     assert np.allclose(lnbook.core(z, eps=eps), expected, rtol=1e-9, atol=1e-9)
 
 
+@settings(max_examples=40, deadline=None)
 @given(record_arrays(), eps_values, st.floats(min_value=-1e3, max_value=1e3))
 def test_shift_invariance(z, eps, c):
     """LN(z + c 1) = LN(z) (exact in the reals; here to rounding of z + c)."""
@@ -79,6 +82,7 @@ def test_shift_invariance(z, eps, c):
     assert np.allclose(shifted, u, rtol=0, atol=tol)
 
 
+@settings(max_examples=40, deadline=None)
 @given(record_arrays(min_d=2), eps_values)
 def test_normalized_variance(z, eps):
     """The core has mean 0 and mean square q / (q + eps)."""
@@ -97,6 +101,7 @@ def test_normalized_variance_half_at_q_equal_eps():
     assert lnbook.normalized_variance([-1e-3, 1e-3], eps=1) < 1e-5
 
 
+@settings(max_examples=40, deadline=None)
 @given(record_arrays(min_d=2), st.floats(min_value=0.1, max_value=10.0))
 def test_scaling_factor(z, a):
     """u(a z) = sqrt(q + eps) / sqrt(q + eps / a^2) u(z): no exact scale invariance."""
@@ -200,6 +205,7 @@ def test_wrong_kinds_raise_type_error(call, message):
         call()
 
 
+@settings(max_examples=40, deadline=None)
 @given(record_arrays(), eps_values)
 def test_never_nan(z, eps):
     """For valid input with eps > 0, every output is finite."""
@@ -220,6 +226,7 @@ def test_peer_pytorch_layer_norm():
         assert np.allclose(ours, theirs, rtol=1e-12, atol=1e-12)
 
 
+@settings(max_examples=40, deadline=None)
 @given(st.lists(finite, min_size=1, max_size=6))
 def test_list_and_array_agree(values):
     """A list and the equivalent float64 array give the same stats."""

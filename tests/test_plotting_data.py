@@ -8,8 +8,6 @@ none is copied from lnbook's own output.
 from __future__ import annotations
 
 import math
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -35,11 +33,6 @@ def fd_jacobian(z, eps, tau=1e-6):
         e[j] = tau
         J[:, j] = (plain_core(z + e, eps) - plain_core(z - e, eps)) / (2 * tau)
     return J
-
-
-def test_figures_module_is_numpy_only():
-    code = "import sys, lnbook.figures; assert 'matplotlib' not in sys.modules"
-    subprocess.run([sys.executable, "-c", code], check=True)
 
 
 def test_records_with_variance_by_hand():

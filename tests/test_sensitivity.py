@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 from conftest import eps_values, finite, record_arrays
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
@@ -16,6 +16,7 @@ import lnbook
 records = st.integers(1, 8).flatmap(lambda d: hnp.arrays(np.float64, d, elements=finite))
 
 
+@settings(max_examples=40, deadline=None)
 @given(records, eps_values)
 def test_operator_norm_equals_svd(z, eps):
     """The closed form equals the largest singular value of the Jacobian."""
@@ -26,6 +27,7 @@ def test_operator_norm_equals_svd(z, eps):
                         abs_tol=1e-13 * scale)
 
 
+@settings(max_examples=40, deadline=None)
 @given(record_arrays(), eps_values)
 def test_operator_norm_bounded(z, eps):
     """||Du_eps(z)||_2 <= eps^{-1/2} for every record."""
@@ -48,6 +50,7 @@ def test_bound_attained_at_constant_input_in_centered_direction():
         assert np.allclose(J @ w, 100 * w, rtol=1e-12)
 
 
+@settings(max_examples=40, deadline=None)
 @given(records, records, eps_values)
 def test_lipschitz(z1, z2, eps):
     """||u(z) - u(z')|| <= eps^{-1/2} ||z - z'|| (same d)."""
@@ -79,6 +82,7 @@ def test_lipschitz_bound_with_gain():
     assert np.linalg.norm(diff) <= 6.0 * np.linalg.norm(z2 - z1)
 
 
+@settings(max_examples=40, deadline=None)
 @given(st.floats(min_value=-1e3, max_value=1e3), eps_values)
 def test_response_is_third_coordinate(t, eps):
     """h_eps(t) is the third coordinate of the core of (-t, 0, t)."""
