@@ -93,6 +93,15 @@ def site_is_stale() -> str | None:
     return None
 
 
+def pytest_configure(config):
+    """A full `tools/test` run (LNBOOK_RUN_ID set) keeps what each session established for the
+    verification page (tests/verification/record.py, read by tests/verification/build.py)."""
+    if os.environ.get("LNBOOK_RUN_ID"):
+        from verification.record import Recorder
+
+        config.pluginmanager.register(Recorder(config), "lnbook-verification-record")
+
+
 def pytest_collection_modifyitems(config, items):
     """Mark each test with its tier; outside the site tier, skip the site tests of a missing
     or stale build, saying why (in CI, and under `tools/test site`, they run or fail)."""

@@ -81,7 +81,10 @@ def commands(tier: str, extra: list[str]) -> list[list[str]]:
     if tier == "book":
         return [pytest("tests/test_notebooks.py", "tests/test_portability.py", *extra)]
     if tier == "site":
-        return [pytest("tests/site", "-n", n, "--dist", "loadscope", *extra)]
+        # the browser tests, and the PDF's checks (tests/pdf/test_pdf.py, on the PDF that
+        # tools/build-site built beside the HTML)
+        return [pytest("tests/site", "tests/pdf/test_pdf.py", "-n", n, "--dist", "loadscope",
+                       *extra)]
     if tier == "binder":
         return [pytest("tests/test_binder.py", *extra)]
     if tier == "build":
@@ -103,8 +106,10 @@ def site_is_stale() -> str | None:
 def fast_files() -> list[str]:
     """lnbook/ and the test files no other tier claims (tests/conftest.py's TIER_OF_FILE)."""
     claimed = _conftest().TIER_OF_FILE
-    return ["lnbook"] + [f"tests/{p.name}" for p in sorted((ROOT / "tests").glob("test_*.py"))
-                         if p.name not in claimed]
+    return (["lnbook"] + [f"tests/{p.name}" for p in sorted((ROOT / "tests").glob("test_*.py"))
+                          if p.name not in claimed]
+            # the verification page against its results file; what the PDF cannot carry
+            + ["tests/verification", "tests/pdf/test_pdf_sources.py"])
 
 
 def ensure_chromium() -> None:
@@ -272,6 +277,9 @@ def every_tier(skip: set[str], extra: list[str]) -> int:
         ensure_chromium()
     build_needed = "site" not in skip and site_is_stale()
     env = environment(strict=True)
+    # one id for every test session of this full run: each records what it established
+    # (tests/verification/record.py), and the verification page is rebuilt from those records
+    env["LNBOOK_RUN_ID"] = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()) + f"-{os.getpid()}"
     results: dict[str, Result] = {}
     lock = threading.Lock()
     start = time.monotonic()
@@ -305,6 +313,14 @@ def every_tier(skip: set[str], extra: list[str]) -> int:
     print(f"tools/test: {wall:.0f} s in all, {sum(r.cpu for r in results.values()):.0f} s CPU "
           f"on {cpus()} CPUs (load average {os.getloadavg()[0]:.1f} at the end)")
     failed = [t for t, r in results.items() if not r.ok]
+    if not skip:
+        # what this full run established, passed or not, for the book's verification page:
+        # rewrites tests/verification/results.json and book/_generated/verification_results.md
+        # (commit both after a passing run; the fast tier checks the committed pair)
+        page = subprocess.run([PY, "tests/verification/build.py", "--run", env["LNBOOK_RUN_ID"]],
+                              cwd=ROOT, env=env)
+        if page.returncode:
+            failed.append("verification-page")
     if failed:
         print(f"tools/test: FAILED tiers: {' '.join(failed)}", flush=True)
     else:

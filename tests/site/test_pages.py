@@ -174,6 +174,25 @@ def test_download_notebook(site, entry):
     assert [c.source for c in served.cells] == [c.source for c in stored.cells]
 
 
+@pytest.mark.parametrize("entry", ENTRIES)
+def test_every_page_links_to_the_book_pdf(site, entry):
+    """Every page of the book links to the whole book's PDF (its download menu, added by
+    _ext/lnbook_latex.py); in a chapter the link shows once the menu is opened; the site
+    serves the PDF that tools/build-pdf built (tests/pdf checks its content)."""
+    visit = site.visit(f"{entry}.html")
+    pdf = site.base + "lnbook.pdf"
+    assert pdf in visit.links, f"{entry}: no link to {pdf}"
+    if entry in NOTEBOOKS:
+        book = [link for link in visit.download if link["url"] == pdf]
+        assert len(book) == 1 and book[0]["visible"], f"download menu: {visit.download}"
+        assert not book[0]["visible_before_click"]
+    if entry == ENTRIES[0]:  # the file itself, once
+        with urllib.request.urlopen(pdf, timeout=10) as response:
+            assert response.status == 200
+            assert response.headers["Content-Type"] == "application/pdf"
+            assert response.read() == (ROOT / "_build" / "pdf" / "lnbook.pdf").read_bytes()
+
+
 def test_exercise_solutions_toggle(site):
     """Exercise solutions are hidden until their toggle is clicked, and shown after."""
     visit = site.visit(f"{EXERCISES}.html")
