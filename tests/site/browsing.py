@@ -329,9 +329,13 @@ PROSE_JS = r"""
 # when the formulas were on screen: the formulas are HTML in the page, so they are drawn as
 # soon as KaTeX's stylesheet and the fonts they use have arrived (resource timing, ms after
 # navigation start), compared with the end of the page's load event
+# A promise the page may never keep (a font or image request that stalls on a loaded machine)
+# is awaited at most this long, so a look ends with a finding instead of hanging the run.
+WITHIN = "(p, ms) => Promise.race([p, new Promise(r => setTimeout(() => r('late'), ms))])"
+
 FORMULAS_JS = r"""
 async () => {
-  await document.fonts.ready;
+  await (""" + WITHIN + r""")(document.fonts.ready, 10000);
   const first = Array.from(document.querySelectorAll('article .katex'))
                      .find(k => k.getBoundingClientRect().width > 0);
   if (!first) return null;
@@ -490,9 +494,9 @@ async () => {
       + (typeof el.className === 'string' && el.className.trim()
          ? '.' + el.className.trim().split(/\s+/).slice(0, 3).join('.') : '');
   // the colours the theme change starts: its transitions (the buttons' 0.15 s) run out first
-  await Promise.all(document.getAnimations()
+  await (""" + WITHIN + r""")(Promise.all(document.getAnimations()
     .filter(a => a instanceof CSSTransition && a.playState === 'running')
-    .map(a => a.finished.catch(() => null)));
+    .map(a => a.finished.catch(() => null))), 5000);
   const found = [];
   let boxes = 0, images = 0;
   const vw = document.documentElement.clientWidth;
@@ -516,7 +520,7 @@ async () => {
   }
   for (const img of document.images) {
     if (!img.checkVisibility() || !img.naturalWidth) continue;
-    await img.decode().catch(() => null);
+    await (""" + WITHIN + r""")(img.decode().catch(() => null), 5000);
     images++;
     const w = 64, h = Math.max(1, Math.round(64 * img.naturalHeight / img.naturalWidth));
     const canvas = new OffscreenCanvas(w, h);
@@ -648,7 +652,7 @@ class Reader:
             try:
                 page.goto(self.base + path, wait_until="load")
                 look.formulas = page.evaluate(FORMULAS_JS)
-                page.evaluate("document.fonts.ready")
+                page.evaluate(f"({WITHIN})(document.fonts.ready, 10000)")
                 look.overflow = page.evaluate(OVERFLOW_JS)
                 look.prose = page.evaluate(PROSE_JS)
                 look.blocks[size["width"]] = page.evaluate(BLOCKS_JS)

@@ -123,10 +123,41 @@ def test_wide_blocks_are_reachable(readers, path, width):
 # Display formulas that may stay wider than a phone's column, each with its reason:
 # (page, the start of its TeX) -> why it cannot be broken. None today.
 MAY_SCROLL: dict[tuple[str, str], str] = {}
-# Pages whose display formulas are cut today at the given width: the chapters' sessions break
-# them (aligned/split at relations, stacked pairs) from the list this test writes to
-# _build/cut-formulas.md. Strict: a page that fits passes, and its entry must go.
-CUT_TODAY: dict[tuple[str, int], str] = {}
+# Pages whose display formulas are cut today at the given width (how many, measured on
+# 2026-12-01): their authors break them (aligned/split at relations, stacked pairs) from the
+# list this test writes to _build/cut-formulas.md (api.html: lnbook's docstrings). Strict: a
+# page that fits passes, and its entry must go.
+CUT_TODAY: dict[tuple[str, int], str] = {
+    ("book/api.html", 320): "15 cut",
+    ("book/api.html", 390): "12 cut",
+    ("book/bias.html", 320): "2 cut",
+    ("book/epsilon.html", 320): "7 cut",
+    ("book/epsilon.html", 390): "6 cut",
+    ("book/exercises.html", 320): "3 cut",
+    ("book/exercises.html", 390): "2 cut",
+    ("book/floating_point.html", 320): "7 cut",
+    ("book/floating_point.html", 390): "5 cut",
+    ("book/floating_point.html", 1366): "2 cut",
+    ("book/frameworks.html", 320): "2 cut",
+    ("book/frameworks.html", 390): "2 cut",
+    ("book/gain.html", 320): "6 cut",
+    ("book/gain.html", 390): "4 cut",
+    ("book/geometry.html", 320): "7 cut",
+    ("book/geometry.html", 390): "5 cut",
+    ("book/jacobian.html", 320): "4 cut",
+    ("book/jacobian.html", 390): "4 cut",
+    ("book/records.html", 320): "5 cut",
+    ("book/records.html", 390): "3 cut",
+    ("book/sensitivity.html", 320): "4 cut",
+    ("book/sensitivity.html", 390): "2 cut",
+    ("book/sensitivity.html", 1366): "1 cut",
+    ("book/shift.html", 320): "2 cut",
+    ("book/shift.html", 390): "2 cut",
+    ("book/transformer.html", 320): "3 cut",
+    ("book/transformer.html", 390): "3 cut",
+    ("book/weighted.html", 320): "6 cut",
+    ("book/weighted.html", 390): "6 cut",
+}
 CUT_REPORT = ROOT / "_build" / "cut-formulas.md"
 _cut: dict[tuple[str, int], list[dict]] = {}
 
@@ -154,8 +185,9 @@ def write_cut_report() -> None:
 def formula_cases():
     for path in READER_PAGES:
         for width in WIDTHS:
-            reason = CUT_TODAY.get((path, width))
-            marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+            cut = CUT_TODAY.get((path, width))
+            reason = f"{cut} today: to be broken by the page's authors (_build/cut-formulas.md)"
+            marks = [pytest.mark.xfail(strict=True, reason=reason)] if cut else []
             yield pytest.param(path, width, marks=marks, id=f"{path}-{width}")
 
 
@@ -219,7 +251,8 @@ def test_wide_block_scrolls_from_the_keyboard(phone, kind):
             page.evaluate("() => window.lnbook.refresh()")
             boxes = page.locator(selector)
             index = page.evaluate(f"""() => Array.from(document.querySelectorAll(
-                '{selector}')).findIndex(b => b.scrollWidth > b.clientWidth + 40)""")
+                '{selector}')).findIndex(b => b.checkVisibility()
+                                              && b.scrollWidth > b.clientWidth + 40)""")
             if index >= 0:
                 found = boxes.nth(index)
                 break
