@@ -18,7 +18,7 @@ machine during one round slows both sides of that round, and the median ignores 
 it spoils. PyTorch runs at 1 and at 2 intra-op threads (``torch.set_num_threads``); lnbook
 runs at the same count when its functions take a ``threads`` argument, and otherwise on the
 one thread numpy's ufuncs use (both counts are recorded). numpy's OpenBLAS is set to the
-same count through its C API.
+same count with threadpoolctl, which also reports the kernel in use.
 
 The OpenBLAS variables ``OPENBLAS_CORETYPE`` and ``OPENBLAS_L2_SIZE``, which some machines
 set to pin an old kernel, are removed before anything is imported: run as a script, this file
@@ -29,7 +29,6 @@ caller's values and the kernel that ran. Nothing here is a test and nothing asse
 from __future__ import annotations
 
 import argparse
-import ctypes
 import datetime
 import inspect
 import json
@@ -151,65 +150,24 @@ def benchmark(key: str, a: Callable, b: Callable, cfg: dict, **fields) -> dict:
 # --- threads and BLAS --------------------------------------------------------------------
 
 
-def _openblas() -> ctypes.CDLL | None:
-    """numpy's OpenBLAS, found among the libraries this process has loaded."""
-    try:
-        maps = pathlib.Path("/proc/self/maps").read_text()
-    except OSError:
-        return None
-    paths = sorted({line.split()[-1] for line in maps.splitlines()
-                    if "openblas" in line.lower() and line.split()[-1].startswith("/")})
-    for path in paths:
-        try:
-            return ctypes.CDLL(path)
-        except OSError:
-            continue
-    return None
-
-
-def _symbol(lib, *names):
-    for name in names:
-        f = getattr(lib, name, None) if lib is not None else None
-        if f is not None:
-            return f
-    return None
-
-
 def blas_info() -> dict:
-    """numpy's BLAS: library, build configuration, kernel in use, threads."""
-    info = {"source": "unknown"}
-    try:
-        from threadpoolctl import threadpool_info
+    """numpy's BLAS as threadpoolctl reports it: library, version, kernel in use, threads."""
+    from threadpoolctl import threadpool_info
 
-        pools = [p for p in threadpool_info() if p.get("user_api") == "blas"]
-        if pools:
-            p = pools[0]
-            return {"source": "threadpoolctl", "library": p.get("internal_api"),
-                    "version": p.get("version"), "kernel": p.get("architecture"),
-                    "threads": p.get("num_threads")}
-    except ImportError:
-        info["threadpoolctl"] = "not installed"
-    lib = _openblas()
-    corename = _symbol(lib, "scipy_openblas_get_corename64_", "openblas_get_corename64_",
-                       "openblas_get_corename")
-    config = _symbol(lib, "scipy_openblas_get_config64_", "openblas_get_config64_",
-                     "openblas_get_config")
-    threads = _symbol(lib, "scipy_openblas_get_num_threads64_", "openblas_get_num_threads64_",
-                      "openblas_get_num_threads")
-    if corename is None:
-        return info
-    corename.restype = config.restype = ctypes.c_char_p
-    info.update({"source": "OpenBLAS C API via ctypes", "library": "openblas",
-                 "kernel": corename().decode(), "config": config().decode().strip(),
-                 "threads": int(threads())})
-    return info
+    pools = [p for p in threadpool_info() if p.get("user_api") == "blas"]
+    if not pools:
+        return {"source": "threadpoolctl package", "library": "none loaded"}
+    p = pools[0]
+    return {"source": "threadpoolctl package", "library": p.get("internal_api"),
+            "version": p.get("version"), "kernel": p.get("architecture"),
+            "threads": p.get("num_threads")}
 
 
 def set_blas_threads(n: int) -> None:
-    setter = _symbol(_openblas(), "scipy_openblas_set_num_threads64_",
-                     "openblas_set_num_threads64_", "openblas_set_num_threads")
-    if setter is not None:
-        setter(ctypes.c_int(n))
+    """Let numpy's BLAS use ``n`` threads from now on (threadpoolctl)."""
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=n, user_api="blas")
 
 
 def lnbook_threads(fn: Callable) -> tuple[bool, str]:
@@ -382,8 +340,8 @@ def bench_operator_norm(cfg: dict) -> dict:
 def bench_accuracy(torch, cfg: dict) -> dict:
     """Worst error in ulps of lnbook.core and torch's float64 layer_norm on the hostile grid.
 
-    lnbook.offset_errors draws records z = sigma (r 1 + x) for each offset r = |mu|/sigma and
-    compares a core with the correctly rounded one (lnbook.reference.exact_core).
+    lnbook.fp.offset_errors draws records z = sigma (r 1 + x) for each offset r = |mu|/sigma and
+    compares a core with the correctly rounded one (lnbook.exact_core).
     """
     d, n = cfg["accuracy d"], cfg["accuracy n"]
     offsets = np.array(cfg["offsets"])
@@ -397,8 +355,8 @@ def bench_accuracy(torch, cfg: dict) -> dict:
     for spread in cfg["spreads"]:
         row = {"spread": spread}
         for side, fn in (("lnbook", lnbook.core), ("torch", torch_core)):
-            row[side] = [float(e) for e in lnbook.offset_errors(offsets, fn, spread=spread,
-                                                                d=d, n=n, eps=EPS)]
+            row[side] = [float(e) for e in lnbook.fp.offset_errors(offsets, f=fn, sigma=spread,
+                                                                   d=d, n=n, eps=EPS)]
         rows.append(row)
     worst = {side: max(max(r[side]) for r in rows) for side in ("lnbook", "torch")}
     what, comparison, bound = TARGETS["accuracy"]
@@ -407,7 +365,7 @@ def bench_accuracy(torch, cfg: dict) -> dict:
             "worst": worst, "load before": load_before, "load after": list(os.getloadavg()),
             "target": {"comparison": comparison, "bound": bound},
             "met": verdict(worst["lnbook"], comparison, bound),
-            "reference": "lnbook.offset_errors with lnbook.core and with torch's layer_norm"}
+            "reference": "lnbook.fp.offset_errors with lnbook.core and with torch's layer_norm"}
 
 
 def measure(cfg: dict, removed: dict, log=print) -> dict:

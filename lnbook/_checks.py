@@ -1,46 +1,117 @@
-"""Input validation shared by the public functions (the public boundary).
+"""The public boundary: the one place where arguments are checked, and where every public
+function takes charge of numpy's floating-point state.
 
-Every check raises ``ValueError`` for a bad value (and ``TypeError`` for a wrong kind of
-argument: a masked array, a non-bool option, a non-integer count) with a message that names
-the argument and shows the offending value or shape; none uses ``assert`` (stripped by
-``python -O``). The numerical work lives in :mod:`lnbook._kernel`, which checks nothing.
+The policy (book/api.md, "Exceptions"): a TypeError for a wrong kind of argument (a float or a
+string where a count is wanted, a bool, complex, object or string array where numbers are
+wanted, a non-bool option, an unknown dtype), a ValueError for a wrong value (negative, NaN or
+infinite, out of range, a wrong shape or size); the message names the parameter and shows the
+offending value or shape, cut short when it is long. No check uses ``assert`` (stripped by
+``python -O``). Sizes that cannot fit are refused before anything is allocated. The
+numerical work lives in :mod:`lnbook._kernel`, which checks nothing.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
+import operator
+import os
+from collections.abc import Callable, Sequence
+from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, DTypeLike
+
+# the largest float64 array a function builds (16 GiB), unless free memory is smaller
+MAX_ENTRIES = 2**31
+# the longest a message shows a value
+SHOWN = 80
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 
-def real_array(x: ArrayLike, name: str) -> np.ndarray:
-    """Return ``x`` as a C-contiguous float64 array of finite numbers (integers or floats).
+def public(fn: Callable[_P, _R]) -> Callable[_P, _R]:
+    """Run ``fn`` in its own floating-point state: a caller's ``np.errstate`` (``all="raise"``
+    included) neither raises inside lnbook nor changes a result. Overflow and underflow that
+    matter are detected by the checks of results (:func:`finite_result`), not by numpy's
+    warnings; numpy's state is thread-local, so threads do not disturb each other."""
 
-    Booleans, strings, complex numbers and objects are refused rather than converted; so are
-    masked arrays (their mask would be dropped), integers beyond 2**53 and long doubles that
-    float64 cannot hold exactly (they would be rounded). The array is made C-contiguous so
-    that every sum along the last axis is numpy's pairwise one.
-    """
-    return as_float64(x, name)[0]
+    @functools.wraps(fn)
+    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with np.errstate(all="ignore"):
+            return fn(*args, **kwargs)
+
+    return wrapper
+
+
+def show(value: object) -> str:
+    """A value as a message shows it: its repr, cut short; an array by its shape and dtype
+    when its repr is long."""
+    if isinstance(value, np.ndarray) and value.size > 8:
+        return f"an array of shape {value.shape} and dtype {value.dtype}"
+    if isinstance(value, (list, tuple)) and len(value) > 8:
+        return f"a {type(value).__name__} of {len(value)} items"
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**SHOWN:
+        return f"an integer of {len(str(abs(value)))} digits"
+    try:
+        text = repr(value)
+    except Exception:  # a repr that fails is no reason to hide the real message
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= SHOWN else text[: SHOWN - 5] + " ...)"
+
+
+def _where(index: tuple[int, ...]) -> str:
+    return ", ".join(map(str, index))
+
+
+def _scan(x: object, name: str, depth: int = 0) -> None:
+    """Refuse what numpy would convert silently inside a list: a bool among numbers, an
+    integer beyond 2**53 among floats (rounded)."""
+    if depth > 32 or not isinstance(x, (list, tuple)):
+        return
+    for item in x:
+        if isinstance(item, (bool, np.bool_)):
+            raise TypeError(f"{name} must hold numbers, not booleans; got {show(x)}")
+        if isinstance(item, int) and abs(item) > 2**53:
+            raise ValueError(f"{name} holds an integer beyond 2**53 that float64 would round: "
+                             f"{show(item)}; lnbook computes in float64")
+        _scan(item, name, depth + 1)
 
 
 def as_float64(x: ArrayLike, name: str) -> tuple[np.ndarray, np.dtype]:
-    """:func:`real_array`, also returning the input's dtype (float64 for integers)."""
+    """``x`` as a C-contiguous float64 array of finite numbers, and the input's float dtype
+    (float64 for integers).
+
+    Refused: masked arrays (their mask would be dropped), booleans, complex numbers, strings
+    and Python objects (Fraction, Decimal, integers beyond int64: TypeError); ragged nests,
+    integers beyond 2**53 and long doubles that float64 cannot hold exactly (they would be
+    rounded), NaN and infinities (ValueError). C order makes every sum along the last axis
+    numpy's pairwise one.
+    """
     if isinstance(x, np.ma.MaskedArray):
         raise TypeError(
             f"{name} is a masked array (np.ma): lnbook would silently drop its mask; pass "
             f"{name}.filled(value) or {name}.compressed() to say what the masked entries mean"
         )
+    if isinstance(x, (str, bytes)) or x is None:
+        raise TypeError(f"{name} must be a real array of numbers; got {show(x)}")
+    _scan(x, name)
     try:
         raw = np.asarray(x)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be a real array of numbers; got {x!r}") from exc
+    except ValueError as exc:  # a ragged nest of lists
+        raise ValueError(f"{name} must be an array of numbers of one shape; got {show(x)}"
+                         ) from exc
+    except (TypeError, OverflowError) as exc:
+        raise TypeError(f"{name} must be a real array of numbers; got {show(x)}") from exc
     if raw.dtype.kind not in "iuf":
-        raise ValueError(
-            f"{name} must be a real array of numbers (integer or float); got dtype {raw.dtype}"
-        )
+        what = {"b": "booleans", "c": "complex numbers", "O": "Python objects",
+                "U": "strings", "S": "bytes"}.get(raw.dtype.kind, f"dtype {raw.dtype}")
+        hint = (" (Fraction, Decimal or integers beyond int64 would be rounded: convert them "
+                "with float() first)" if raw.dtype.kind == "O" else "")
+        raise TypeError(f"{name} must be a real array of numbers (integer or float); got "
+                        f"{what}{hint}: {show(x)}")
     if raw.dtype.kind in "iu" and raw.size and raw.dtype.itemsize > 4:
         # float64 holds every integer up to 2^53 exactly, and rounds some beyond
         big = np.flatnonzero((raw > 2**53).ravel() | (raw < -(2**53)).ravel())
@@ -48,25 +119,30 @@ def as_float64(x: ArrayLike, name: str) -> tuple[np.ndarray, np.dtype]:
             i = tuple(int(j) for j in np.unravel_index(big[0], raw.shape))
             raise ValueError(
                 f"{name} holds integers beyond 2**53 that float64 would round: "
-                f"{name}[{', '.join(map(str, i))}] = {int(raw[i])}; lnbook computes in float64"
+                f"{name}[{_where(i)}] = {int(raw[i])}; lnbook computes in float64"
             )
     arr = np.asarray(raw, dtype=np.float64, order="C")
     if raw.dtype.kind == "f" and raw.dtype.itemsize > 8:
         # a long double is taken only when float64 holds it exactly
-        with np.errstate(invalid="ignore"):
-            inexact = (arr.astype(raw.dtype) != raw) & np.isfinite(raw)
+        inexact = (arr.astype(raw.dtype) != raw) & np.isfinite(raw)
         if inexact.any():
             i = tuple(int(j) for j in np.argwhere(inexact)[0])
             raise ValueError(
                 f"{name} holds {raw.dtype} values that float64 cannot represent exactly: "
-                f"{name}[{', '.join(map(str, i))}] = {raw[i]!r}; lnbook computes in float64"
+                f"{name}[{_where(i)}] = {raw[i]!r}; lnbook computes in float64"
             )
     finite(arr, name)
     return arr, (raw.dtype if raw.dtype.kind == "f" else np.dtype(np.float64))
 
 
+def real_array(x: ArrayLike, name: str) -> np.ndarray:
+    """:func:`as_float64` without the dtype."""
+    return as_float64(x, name)[0]
+
+
 def records(z: ArrayLike, name: str = "z") -> np.ndarray:
-    """Return ``z`` as a float64 array of records along the last axis."""
+    """Return ``z`` as a float64 array of records along the last axis: ``(d,)`` or
+    ``(..., d)`` with ``d >= 1``."""
     arr = real_array(z, name)
     if arr.ndim == 0:
         raise ValueError(
@@ -78,27 +154,151 @@ def records(z: ArrayLike, name: str = "z") -> np.ndarray:
     return arr
 
 
+def vector(x: ArrayLike, name: str, size: int | None = None) -> np.ndarray:
+    """A non-empty 1-d float64 array (of ``size`` entries when given)."""
+    arr = real_array(x, name)
+    if arr.ndim != 1 or arr.size == 0 or (size is not None and arr.size != size):
+        want = f"({size},)" if size is not None else "(n,) with n >= 1"
+        raise ValueError(f"{name} must be a vector of shape {want}; got shape {arr.shape}")
+    return arr
+
+
 def finite(arr: np.ndarray, name: str) -> None:
     """Refuse NaN and infinite entries, naming the first one."""
     bad = ~np.isfinite(arr)
     if bad.any():
         index = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise ValueError(
-            f"{name} contains NaN or infinite entries: {name}[{', '.join(map(str, index))}]"
-            f" = {float(arr[index])!r}"
-        )
+        where = f"{name}[{_where(index)}]" if index else name
+        raise ValueError(f"{name} contains NaN or infinite entries: {where} = "
+                         f"{float(arr[index])!r}")
 
 
-def eps_value(eps: float) -> float:
-    """Return ``eps`` as a float, refusing negative, NaN and infinite values."""
-    if isinstance(eps, bool) or not isinstance(eps, numbers.Real):
-        raise ValueError(f"eps must be a real number; got {eps!r}")
-    value = float(eps)
-    if not math.isfinite(value):
-        raise ValueError(f"eps must be finite; got eps = {value!r}")
+def real(value: object, name: str) -> float:
+    """A real number as a float64: a TypeError for anything else (a bool, a string, a complex
+    number, an array), a ValueError for NaN, infinities and numbers beyond float64."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number; got {show(value)}")
+    try:
+        number = float(value)
+    except OverflowError:
+        number = math.inf
+    if not math.isfinite(number):
+        raise ValueError(f"{name} must be a finite float64 number; got {name} = {show(value)}")
+    return number
+
+
+def eps_value(eps: object, name: str = "eps") -> float:
+    """The stabilizer as a float: a finite real number, ``eps >= 0``."""
+    value = real(eps, name)
     if value < 0:
-        raise ValueError(f"eps must be non-negative; got eps = {value!r}")
+        raise ValueError(f"{name} must be non-negative; got {name} = {value!r}")
     return value
+
+
+def positive(value: object, name: str) -> float:
+    """A positive, finite real number (a step, a spread) as a float."""
+    number = real(value, name)
+    if not number > 0:
+        raise ValueError(f"{name} must be positive; got {name} = {number!r}")
+    return number
+
+
+def count(value: object, name: str, minimum: int = 1, maximum: int | None = None) -> int:
+    """A whole number in ``[minimum, maximum]``: a TypeError for a float (``2.5``, even
+    ``2.0``), a string or a bool, a ValueError for one out of range."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer; got {show(value)}")
+    number = operator.index(value)
+    if number < minimum:
+        raise ValueError(f"{name} must be at least {minimum}; got {name} = {number}")
+    if maximum is not None and number > maximum:
+        raise ValueError(f"{name} must be at most {show(maximum)}; got {name} = {show(number)}")
+    return number
+
+
+def seed(value: object, name: str = "seed") -> int:
+    """A seed of ``numpy.random.default_rng``: a non-negative integer."""
+    return count(value, name, minimum=0)
+
+
+def threads(value: object) -> int | None:
+    """A thread count, or None for one per CPU."""
+    return None if value is None else count(value, "threads")
+
+
+def counts(values: object, name: str, minimum: int = 1) -> list[int]:
+    """A non-empty sequence of whole numbers, each at least ``minimum``."""
+    if isinstance(values, (str, bytes)) or not isinstance(values, (Sequence, np.ndarray)):
+        raise TypeError(f"{name} must be a sequence of integers; got {show(values)}")
+    items = list(np.asarray(values).ravel()) if isinstance(values, np.ndarray) else list(values)
+    if not items:
+        raise ValueError(f"{name} must hold at least one integer; got {show(values)}")
+    return [count(v, f"{name}[{k}]", minimum) for k, v in enumerate(items)]
+
+
+def eps_values(values: object, name: str = "eps_values") -> list[float]:
+    """A non-empty sequence of stabilizers."""
+    if isinstance(values, (str, bytes)) or not isinstance(values, (Sequence, np.ndarray)):
+        raise TypeError(f"{name} must be a sequence of real numbers; got {show(values)}")
+    items = list(np.asarray(values).ravel()) if isinstance(values, np.ndarray) else list(values)
+    if not items:
+        raise ValueError(f"{name} must hold at least one value; got {show(values)}")
+    return [eps_value(v, f"{name}[{k}]") for k, v in enumerate(items)]
+
+
+def option(value: object, name: str) -> bool:
+    """A yes/no option: only a bool (the string ``'False'`` would be true)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False; got {show(value)}")
+    return bool(value)
+
+
+def choice(value: object, name: str, choices: Sequence[str]) -> str:
+    """One of the strings ``choices``."""
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a string, one of {', '.join(choices)}; got {show(value)}")
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(choices)}; got {name} = {value!r}")
+    return value
+
+
+def function(f: object, name: str, how: str) -> Callable[..., Any]:
+    """A callable, called as ``how`` says."""
+    if not callable(f):
+        raise TypeError(f"{name} must be callable, {how}; got {show(f)}")
+    return f
+
+
+def float_format(dtype: DTypeLike, name: str = "dtype",
+                 allowed: Sequence[type] = (np.float16, np.float32, np.float64)) -> np.dtype:
+    """One of the floating formats ``allowed``."""
+    names = ", ".join(np.dtype(t).name for t in allowed)
+    try:
+        fmt = np.dtype(dtype)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be one of {names}; got {show(dtype)}") from exc
+    if fmt not in [np.dtype(t) for t in allowed]:
+        raise TypeError(f"{name} must be one of {names}; got {fmt}")
+    return fmt
+
+
+def index(value: object, shape: tuple[int, ...], name: str = "record") -> tuple[int, ...]:
+    """An index of one entry of an array of ``shape``: one integer per axis, in range."""
+    if not isinstance(value, (tuple, list)):
+        raise TypeError(f"{name} must be a tuple of integers; got {show(value)}")
+    items = [count(i, f"{name}[{k}]", minimum=-(2**63)) for k, i in enumerate(value)]
+    if len(items) != len(shape) or not all(-n <= i < n for i, n in zip(items, shape)):
+        raise ValueError(f"{name} must index the shape {shape}, one integer per axis; got "
+                         f"{name} = {show(tuple(value))}")
+    return tuple(items)
+
+
+def axis(value: object, shape: tuple[int, ...], name: str = "axis", of: str = "z") -> int:
+    """An axis of the array ``of`` of ``shape``, as a non-negative integer."""
+    number = count(value, name, minimum=-(2**63))
+    if not -len(shape) <= number < len(shape):
+        raise ValueError(f"{name} = {number} is not an axis of {of}, shape {shape}")
+    return number % len(shape)
 
 
 def parameter(p: ArrayLike | None, d: int, name: str) -> np.ndarray | None:
@@ -112,7 +312,8 @@ def parameter(p: ArrayLike | None, d: int, name: str) -> np.ndarray | None:
 
 
 def same_shape(g: ArrayLike, z: np.ndarray, name: str = "g") -> np.ndarray:
-    """Return an upstream gradient as float64, requiring the shape of ``z``."""
+    """Return an upstream gradient (or a perturbation) as float64, requiring the shape of
+    ``z`` itself: one that would only broadcast to it is refused."""
     arr = real_array(g, name)
     if arr.shape != z.shape:
         raise ValueError(f"{name} must have the shape of z, {z.shape}; got shape {arr.shape}")
@@ -138,20 +339,24 @@ def weights(a: ArrayLike) -> np.ndarray:
     return arr
 
 
-def option(value: object, name: str) -> bool:
-    """Return a yes/no option, refusing anything but a bool (``'False'`` is truthy)."""
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False; got {value!r}")
-    return bool(value)
+def _free_bytes() -> int | None:
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):  # not a POSIX system
+        return None
 
 
-def count(value: object, name: str, minimum: int = 1) -> int:
-    """Return a whole number ``>= minimum``, refusing floats, strings and booleans."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer; got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be at least {minimum}; got {name} = {value}")
-    return int(value)
+def fits(entries: int, what: str, hint: str = "") -> None:
+    """Refuse, before allocating it, a float64 result of ``entries`` entries that would not
+    fit: more than ``MAX_ENTRIES`` entries (16 GiB) or more bytes than the machine has free."""
+    size = entries * 8
+    free = _free_bytes()
+    if entries > MAX_ENTRIES or (free is not None and size > free):
+        room = f"{free / 2**30:.1f} GiB free" if free is not None else "free memory unknown"
+        raise ValueError(
+            f"{what} would have {entries} entries ({size / 2**30:.1f} GiB of float64; the "
+            f"limit is 2**31 entries, {room}){hint}"
+        )
 
 
 def finite_result(arr: np.ndarray, what: str) -> np.ndarray:

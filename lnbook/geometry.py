@@ -2,23 +2,22 @@
 
 ``u_eps(z) = v / s`` with ``v = P z`` splits into the orthogonal projection ``P`` onto the
 hyperplane of centered records and a map of that plane into itself that keeps every direction
-and sends a vector of length ``rho`` to length ``rho / sqrt(rho**2 / d + eps)``. These helpers
-return the numbers of that picture; the chapter *The geometric picture* draws them.
+and sends a vector of length ``r`` to length ``r / sqrt(r**2 / d + eps)``. These helpers
+return the numbers of that picture (the toolkit of the chapter :ref:`ch-geometry`).
 """
 
 from __future__ import annotations
-
-import numbers
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _checks, _kernel
-from .normalize import EPS
+from ._kernel import EPS
 
 __all__ = ["plane_basis", "core_radius", "radial_profile"]
 
 
+@_checks.public
 def plane_basis(d: int) -> np.ndarray:
     """An orthonormal basis of the hyperplane ``1^⊥`` of centered records (Helmert's).
 
@@ -49,10 +48,9 @@ def plane_basis(d: int) -> np.ndarray:
     array([[ 1., -1.,  0.],
            [ 1.,  1., -2.]])
     """
-    if isinstance(d, bool) or not isinstance(d, numbers.Integral) or d < 2:
-        raise ValueError(
-            f"d must be an integer >= 2 (the plane 1^⊥ is then nonzero); got d = {d!r}"
-        )
+    # the plane 1^⊥ is nonzero from d = 2 on
+    d = _checks.count(d, "d", minimum=2)
+    _checks.fits((d - 1) * d, f"the basis of the plane of d = {d} features")
     basis = np.zeros((d - 1, d))
     for k in range(1, d):
         # b_k = (1, ..., 1, -k, 0, ..., 0) / sqrt(k (k + 1))
@@ -62,6 +60,7 @@ def plane_basis(d: int) -> np.ndarray:
     return basis
 
 
+@_checks.public
 def core_radius(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
     """Length of the core, ``||u_eps(z)||_2 = sqrt(d q / (q + eps))``, in closed form.
 
@@ -101,15 +100,16 @@ def core_radius(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
     eps = _checks.eps_value(eps)
     z = _checks.records(z)
     # |u| = sqrt(d q / (q + eps)); the kernel's ratio refuses eps = 0 with a constant record
-    return np.sqrt(z.shape[-1] * _kernel.mean_square_ratio(z, eps))
+    return _kernel.mean_square_ratio(z, eps, root=True)
 
 
-def radial_profile(rho: ArrayLike, d: int, *, eps: float = EPS) -> np.ndarray:
-    """The radial map of the plane: a centered vector of length ``rho`` goes to this length.
+@_checks.public
+def radial_profile(r: ArrayLike, d: int, *, eps: float = EPS) -> np.ndarray:
+    """The radial map of the plane: a centered vector of length ``r`` goes to this length.
 
     Parameters
     ----------
-    rho : array_like
+    r : array_like
         Lengths ``||v||_2 >= 0`` of centered records.
     d : int
         Number of features.
@@ -118,27 +118,37 @@ def radial_profile(rho: ArrayLike, d: int, *, eps: float = EPS) -> np.ndarray:
 
     Returns
     -------
-    ndarray, shape of ``rho``
-        ``rho / sqrt(rho**2 / d + eps)``; increasing, with limit ``sqrt(d)``; slope at
-        ``rho`` equal to the radial eigenvalue ``eps / s**3``, ``s**2 = rho**2 / d + eps``.
+    ndarray, shape of ``r``
+        ``r / sqrt(r**2 / d + eps)``; increasing, with limit ``sqrt(d)``; slope at
+        ``r`` equal to the radial eigenvalue ``eps / s**3``, ``s**2 = r**2 / d + eps``.
 
     Raises
     ------
     ValueError
-        If a length is negative, ``d < 1``, or ``eps == 0`` with ``rho == 0``.
+        If a length is negative, ``d < 1``, or ``eps == 0`` with ``r == 0``.
 
     Examples
     --------
-    >>> radial_profile([0.0, 3.0], 3, eps=1.0)  # s = 2 at rho = 3
+    >>> radial_profile([0.0, 3.0], 3, eps=1.0)  # s = 2 at r = 3
     array([0. , 1.5])
     """
-    rho = _checks.real_array(rho, "rho")
+    r = _checks.real_array(r, "r")
     eps = _checks.eps_value(eps)
-    if isinstance(d, bool) or not isinstance(d, numbers.Integral) or d < 1:
-        raise ValueError(f"d must be a positive integer; got d = {d!r}")
-    if (rho < 0).any():
-        raise ValueError(f"lengths rho must be non-negative; got min(rho) = {float(rho.min())!r}")
-    if eps == 0 and (rho == 0).any():
-        raise ValueError("eps = 0 with rho = 0: the radial map is 0/0 there; use eps > 0")
-    # rho -> rho / sqrt(rho^2 / d + eps)
-    return rho / np.sqrt(rho**2 / d + eps)
+    d = _checks.count(d, "d")
+    if (r < 0).any():
+        raise ValueError(f"lengths r must be non-negative; got min(r) = {float(r.min())!r}")
+    if eps == 0 and (r == 0).any():
+        raise ValueError("eps = 0 with r = 0: the radial map is 0/0 there; use eps > 0")
+    # r -> r / sqrt(r^2 / d + eps)
+    s2 = r**2 / d + eps
+    out = r / np.sqrt(s2)
+    # where r^2 / d over- or underflows: sqrt(d) r / hypot(r, sqrt(d) sqrt(eps)), no squares
+    bad = ~(np.isfinite(s2) & ((s2 >= 2.0**-1021) | (r == 0)))
+    if bad.any():
+        rb = r[bad] if r.ndim else r
+        scaled = np.sqrt(d) * (rb / np.hypot(rb, np.sqrt(d) * np.sqrt(eps)))
+        if r.ndim:
+            out[bad] = scaled
+        else:
+            out = scaled
+    return out

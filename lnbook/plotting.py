@@ -19,9 +19,10 @@ from __future__ import annotations
 import base64
 import contextlib
 import functools
+import inspect
 import io
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar, cast
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -35,13 +36,14 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, MaxNLocator, NullFormatter
 from numpy.typing import ArrayLike
 
-from . import figures
-from .figures import EPS_VALUES
+from . import _checks, figures
 
 __all__ = [
     "STYLE",
     "PALETTE",
     "WIDTH",
+    "DISPLAY_DPI",
+    "MAX_TICKS",
     "BookFigure",
     "style",
     "plot_response",
@@ -65,10 +67,13 @@ __all__ = [
 #: Okabe & Ito's colour-blind-safe palette (blue, vermillion, bluish green, reddish purple,
 #: orange, sky blue, black); yellow is left out, too pale on white.
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
-GUIDE = "#555555"  # reference lines: bounds, asymptotes, plateaus
-WIDTH = 5.0  # inches; displayed at about 500 px on a desktop, shrunk on a phone
-DISPLAY_DPI = 100  # CSS pixels per inch of figure on the page
-PANEL_HEIGHT = 2.9
+_GUIDE = "#555555"  # reference lines: bounds, asymptotes, plateaus
+#: Width of every figure, in inches: about 500 px on a desktop, shrunk on a phone.
+WIDTH = 5.0
+#: CSS pixels per inch of figure on the page (the PNG has twice as many dots per inch).
+DISPLAY_DPI = 100
+_PANEL_HEIGHT = 2.9
+#: At most this many labelled ticks on an axis.
 MAX_TICKS = 6
 
 #: The lnbook figure style: every plot_* applies it, nothing else sets rcParams.
@@ -142,15 +147,73 @@ _P = ParamSpec("_P")
 _R = TypeVar("_R")
 
 
-def _styled(fn: Callable[_P, _R]) -> Callable[_P, _R]:
-    """Apply ``STYLE`` while ``fn`` creates and draws its artists."""
+def _figure(data_fn: Callable[..., dict]) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
+    """Make ``draw`` the plot function of ``data_fn``, a ``lnbook.figures`` function.
 
-    @functools.wraps(fn)
-    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-        with style():
-            return fn(*args, **kwargs)
+    ``draw`` has the parameters of ``data_fn`` (a test checks), then ``data`` and ``ax`` or
+    ``axes``; it reads only ``data`` and its axes. Called without ``data``, the plot function
+    computes ``data_fn(**parameters)``; called with ``data``, it draws that dict as it is,
+    and passing parameters too is a TypeError. ``STYLE`` applies while it draws.
+    """
 
-    return wrapper
+    def decorate(draw: Callable[_P, _R]) -> Callable[_P, _R]:
+        signature = inspect.signature(draw)
+        name = draw.__name__
+        # the body reads data only: its required parameters are passed as None
+        required = {key: None for key, p in signature.parameters.items()
+                    if p.default is inspect.Parameter.empty}
+
+        @functools.wraps(draw)
+        def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+            # with data, the data function's parameters are omitted, required ones too
+            bind = signature.bind_partial if "data" in kwargs else signature.bind
+            try:
+                given = dict(bind(*args, **kwargs).arguments)
+            except TypeError as exc:
+                raise TypeError(f"{name}: {exc}") from None
+            data = given.pop("data", None)
+            where = {key: given.pop(key) for key in ("ax", "axes") if key in given}
+            if data is None:
+                data = data_fn(**given)
+            elif given:
+                raise TypeError(
+                    f"{name}: pass either data or the parameters of figures."
+                    f"{data_fn.__name__}, not both; got data and {', '.join(given)}")
+            elif not isinstance(data, dict):
+                raise TypeError(f"{name}: data must be the dict that figures."
+                                f"{data_fn.__name__} returns; got {type(data).__name__}")
+            for key, value in where.items():
+                if value is not None:
+                    _check_axes(value, key, name)
+            with style():
+                try:
+                    return cast(Any, draw)(**required, data=data, **where)
+                except KeyError as exc:
+                    raise ValueError(f"{name}: data lacks the entry {exc}; pass the dict that "
+                                     f"figures.{data_fn.__name__} returns") from None
+
+        # the floating-point state of the drawing, as of every public function
+        return _checks.public(wrapper)
+
+    return decorate
+
+
+def _check_axes(value: object, key: str, name: str) -> None:
+    """``ax`` must be one Axes; ``axes`` a sequence of Axes (their number is the figure's)."""
+    if key == "ax":
+        if not isinstance(value, Axes):
+            raise TypeError(f"{name}: ax must be a matplotlib Axes; got {type(value).__name__}")
+        return
+    if isinstance(value, Axes) or not isinstance(value, (Sequence, np.ndarray)) \
+            or not all(isinstance(a, Axes) for a in value):
+        raise TypeError(f"{name}: axes must be a sequence of matplotlib Axes; got {value!r}")
+
+
+def _panels(axes: Sequence[Axes], n: int) -> list[Axes]:
+    """The ``n`` axes a caller gave, refusing another number."""
+    if len(axes) != n:
+        raise ValueError(f"axes must hold {n} matplotlib Axes for this figure; got {len(axes)}")
+    return list(axes)
 
 
 def _new(rows: int = 1, height: float | None = None, **kwargs: Any) -> Any:
@@ -158,22 +221,9 @@ def _new(rows: int = 1, height: float | None = None, **kwargs: Any) -> Any:
 
     One ``Axes`` when ``rows`` is 1 (``plt.subplots`` squeezes), else an array of them.
     """
-    height = height or (STYLE["figure.figsize"][1] if rows == 1 else PANEL_HEIGHT * rows + 0.6)
+    height = height or (STYLE["figure.figsize"][1] if rows == 1 else _PANEL_HEIGHT * rows + 0.6)
     _, axes = plt.subplots(rows, 1, figsize=(WIDTH, height), FigureClass=BookFigure, **kwargs)
     return axes
-
-
-def _axes(ax: Axes | None, n: int = 1, width: float | None = None) -> Any:
-    """New axes for a plot function written before ``STYLE``: stacked, in a BookFigure.
-
-    Kept so that such functions keep working; ``width`` is ignored (every figure is
-    ``WIDTH`` wide). New plot functions use ``@_styled``, ``_new``, ``_finish`` and
-    ``_legend``, with their data from ``lnbook.figures``.
-    """
-    if ax is not None:
-        return ax
-    with style():
-        return _new(n)
 
 
 def _finish(*axes: Axes) -> None:
@@ -225,24 +275,25 @@ def _vector(v: ArrayLike) -> str:
     return "(" + ", ".join(f"{x:g}" for x in np.asarray(v, dtype=float)) + ")"
 
 
-@_styled
-def plot_response(eps_values: Sequence[float] = EPS_VALUES, t: ArrayLike | None = None,
-                  axes: Sequence[Axes] | None = None) -> tuple[Axes, Axes]:
+@_figure(figures.response_data)
+def plot_response(*, eps_values: Sequence[float] = figures.EPS_VALUES, t: ArrayLike | None = None,
+                  data: dict | None = None, axes: Sequence[Axes] | None = None
+                  ) -> tuple[Axes, Axes]:
     """Response ``h_eps(t)`` (top) and its slope ``h'_eps(t)`` (bottom) on ``(-t, 0, t)``.
 
     Top: the response with dashed asymptotes at ``±sqrt(3/2)``. Bottom: the slope on a log
     scale, each peak ``h'(0) = eps**-0.5`` marked with a dot. Returns the two axes; the data
     are ``lnbook.figures.response_data``.
     """
-    data = figures.response_data(eps_values, t)
-    top, bottom = _new(2, sharex=True) if axes is None else axes
+    data = cast(dict, data)
+    top, bottom = _new(2, sharex=True) if axes is None else _panels(axes, 2)
     for k, eps in enumerate(data["eps"]):
         label = rf"$\varepsilon = {_eps_text(eps)}$"
         (line,) = top.plot(data["t"], data["h"][k], label=label)
         bottom.plot(data["t"], data["slope"][k], color=line.get_color(), label=label)
         bottom.plot([0.0], [data["peak"][k]], "o", color=line.get_color())
     for sign in (1, -1):
-        top.axhline(sign * data["limit"], linestyle="--", color=GUIDE, linewidth=1)
+        top.axhline(sign * data["limit"], linestyle="--", color=_GUIDE, linewidth=1)
     top.set(ylabel=r"$h_\varepsilon(t)$",
             title=r"response of $u_3$ to $(-t, 0, t)$; dashed $\pm\sqrt{3/2}$")
     bottom.set(xlabel=r"$t$", ylabel=r"$h'_\varepsilon(t)$", yscale="log",
@@ -252,17 +303,17 @@ def plot_response(eps_values: Sequence[float] = EPS_VALUES, t: ArrayLike | None 
     return top, bottom
 
 
-@_styled
-def plot_normalized_variance(eps_values: Sequence[float] = EPS_VALUES,
-                             ax: Axes | None = None) -> Axes:
+@_figure(figures.normalized_variance_data)
+def plot_normalized_variance(*, eps_values: Sequence[float] = figures.EPS_VALUES, d: int = 3,
+                             data: dict | None = None, ax: Axes | None = None) -> Axes:
     """Mean square of the core, ``q / (q + eps)``, against the variance ``q``; ½ at q = eps."""
-    data = figures.normalized_variance_data(eps_values)
+    data = cast(dict, data)
     ax = _new() if ax is None else ax
     for k, eps in enumerate(data["eps"]):
         (line,) = ax.plot(data["q"], data["mean_square"][k],
                           label=rf"$\varepsilon = {_eps_text(eps)}$")
         ax.plot([eps], [data["half"][k]], "o", color=line.get_color())
-    ax.axhline(1.0, linestyle="--", color=GUIDE, linewidth=1)
+    ax.axhline(1.0, linestyle="--", color=_GUIDE, linewidth=1)
     ax.set(xscale="log", xlabel=r"variance $q$", ylabel=r"$\dfrac{1}{d}\sum_i u_i^2$",
            ylim=(0, 1.05), title=r"$q/(q+\varepsilon)$, one half at $q = \varepsilon$")
     _finish(ax)
@@ -270,10 +321,12 @@ def plot_normalized_variance(eps_values: Sequence[float] = EPS_VALUES,
     return ax
 
 
-@_styled
-def plot_jacobian_eigenvalues(eps: float = 0.1, d: int = 4, ax: Axes | None = None) -> Axes:
+@_figure(figures.jacobian_eigenvalues_data)
+def plot_jacobian_eigenvalues(*, eps: float = 0.1, d: int = 4, data: dict | None = None,
+                              ax: Axes | None = None) -> Axes:
     """Eigenvalues of the core's Jacobian against ``q``: closed forms (lines), eigvalsh (dots)."""
-    data = figures.jacobian_eigenvalue_data(eps, d)
+    data = cast(dict, data)
+    eps, d = data["eps"], data["d"]
     ax = _new(height=4.0) if ax is None else ax
     q = data["q"]
     ax.plot(q, data["tangential"],
@@ -283,7 +336,7 @@ def plot_jacobian_eigenvalues(eps: float = 0.1, d: int = 4, ax: Axes | None = No
     ax.plot(q, data["zero"], label=r"$0$, on $\mathbf{1}$")
     ax.plot(np.repeat(data["sample_q"], d), data["numeric"].ravel(), "k.",
             label=r"eigenvalues of $J$ (numerical)")
-    ax.axhline(data["bound"], linestyle="--", color=GUIDE, linewidth=1,
+    ax.axhline(data["bound"], linestyle="--", color=_GUIDE, linewidth=1,
                label=r"$\varepsilon^{-1/2}$")
     ax.set(xscale="log", xlabel=r"variance $q$", ylabel=r"eigenvalue $\lambda$",
            title=rf"eigenvalues of $Du_\varepsilon(z)$, $d = {d}$, "
@@ -293,15 +346,16 @@ def plot_jacobian_eigenvalues(eps: float = 0.1, d: int = 4, ax: Axes | None = No
     return ax
 
 
-@_styled
-def plot_operator_norm(eps: float = 0.1, dims: Sequence[int] = (2, 3),
-                       ax: Axes | None = None) -> Axes:
+@_figure(figures.operator_norm_data)
+def plot_operator_norm(*, eps: float = 0.1, dims: Sequence[int] = (2, 3),
+                       data: dict | None = None, ax: Axes | None = None) -> Axes:
     """Operator norm of the core's Jacobian against ``q``, under the bound ``eps**-0.5``."""
-    data = figures.operator_norm_data(eps, dims)
+    data = cast(dict, data)
+    eps = data["eps"]
     ax = _new() if ax is None else ax
     for d, norm in zip(data["dims"], data["norm"]):
         ax.plot(data["q"], norm, label=rf"$d = {d}$")
-    ax.axhline(data["bound"], linestyle="--", color=GUIDE, linewidth=1,
+    ax.axhline(data["bound"], linestyle="--", color=_GUIDE, linewidth=1,
                label=r"bound $\varepsilon^{-1/2}$")
     ax.set(xscale="log", yscale="log", xlabel=r"variance $q$",
            ylabel=r"$\Vert Du_\varepsilon(z)\Vert_2$",
@@ -311,37 +365,36 @@ def plot_operator_norm(eps: float = 0.1, dims: Sequence[int] = (2, 3),
     return ax
 
 
-@_styled
-def plot_amplification(z: ArrayLike = (7.0, 7.0), h: ArrayLike = (1e-3, -1e-3),
-                       ax: Axes | None = None) -> Axes:
+@_figure(figures.amplification_data)
+def plot_amplification(*, z: ArrayLike = (7.0, 7.0), delta: ArrayLike = (1e-3, -1e-3),
+                       data: dict | None = None, ax: Axes | None = None) -> Axes:
     """Finite ratio ``||u(z+δ) - u(z)|| / ||δ||`` against ``eps``, beside ``eps**-0.5``.
 
-    ``h`` is the perturbation δ (the parameter keeps its historical name, which the chapter
-    *Sensitivity* calls; the data are ``lnbook.figures.amplification_data(z, delta=h)``).
+    The data are ``lnbook.figures.amplification_data``.
     """
-    data = figures.amplification_data(z, h)
+    data = cast(dict, data)
     ax = _new() if ax is None else ax
     ax.plot(data["eps"], data["ratio"], label="finite ratio")
-    ax.plot(data["eps"], data["bound"], "--", color=GUIDE, linewidth=1.5,
+    ax.plot(data["eps"], data["bound"], "--", color=_GUIDE, linewidth=1.5,
             label=r"bound $\varepsilon^{-1/2}$")
     ax.set(xscale="log", yscale="log", xlabel=r"$\varepsilon$",
            ylabel=r"$\Vert u_\varepsilon(z+\delta) - u_\varepsilon(z)\Vert_2 / \Vert\delta\Vert_2$",
-           title=rf"$z = {_vector(z)}$, $\delta = {_vector(h)}$")
+           title=rf"$z = {_vector(data['z'])}$, $\delta = {_vector(data['delta'])}$")
     _finish(ax)
     _legend(ax, ncols=2)
     return ax
 
 
-@_styled
-def plot_shift_geometry(z: ArrayLike = (2.0, 0.5), shifts: ArrayLike = (-1.5, 0.0, 1.0, 2.0),
-                        ax: Axes | None = None) -> Axes:
+@_figure(figures.shift_geometry_data)
+def plot_shift_geometry(*, z: ArrayLike = (2.0, 0.5), shifts: ArrayLike = (-1.5, 0.0, 1.0, 2.0),
+                        data: dict | None = None, ax: Axes | None = None) -> Axes:
     """Records ``z + c 1`` all project, along ``1``, to the same point ``P z`` of the line ⟂ 1."""
-    data = figures.shift_geometry_data(z, shifts)
+    data = cast(dict, data)
     ax = _new(height=5.4) if ax is None else ax
     ends = np.array([-4.0, 6.0])
-    ax.plot(ends, -ends, color=GUIDE, linewidth=1.5,
+    ax.plot(ends, -ends, color=_GUIDE, linewidth=1.5,
             label=r"line $\perp \mathbf{1}$: $z_1 + z_2 = 0$")
-    ax.plot(ends, ends, ":", color=GUIDE, linewidth=1.5, label=r"span$\{\mathbf{1}\}$")
+    ax.plot(ends, ends, ":", color=_GUIDE, linewidth=1.5, label=r"span$\{\mathbf{1}\}$")
     Pz = data["Pz"]
     for k, p in enumerate(data["shifted"]):
         ax.plot([p[0], Pz[0]], [p[1], Pz[1]], "--", color=PALETTE[0], linewidth=1)
@@ -349,46 +402,47 @@ def plot_shift_geometry(z: ArrayLike = (2.0, 0.5), shifts: ArrayLike = (-1.5, 0.
                 label=r"$z + c\mathbf{1}$ for several $c$" if k == 0 else None)
     ax.plot(*Pz, "o", color=PALETTE[1], markersize=9, label=r"$Pz$, shared by all")
     ax.set(aspect="equal", xlim=(-3, 5), ylim=(-3, 5), xlabel=r"$z_1$", ylabel=r"$z_2$",
-           title=rf"$z = {_vector(data['shifted'][0] - data['shifts'][0])}$")
+           title=rf"$z = {_vector(data['z'])}$")
     _finish(ax)
     _legend(ax, ncols=2)
     return ax
 
 
-@_styled
-def plot_weighted_projection(a: ArrayLike = (0.25, 0.75), x: ArrayLike = (4.0, 2.0),
-                             ax: Axes | None = None) -> Axes:
+@_figure(figures.weighted_projection_data)
+def plot_weighted_projection(*, a: ArrayLike = (0.25, 0.75), z: ArrayLike = (4.0, 2.0),
+                             data: dict | None = None, ax: Axes | None = None) -> Axes:
     """Oblique projection ``P_a z`` (along 1) and orthogonal projection onto ``ker a^T``.
 
-    ``x`` is the record ``z`` (the parameter keeps its historical name, which the chapter
-    *Weighted centering* calls; the figure labels it ``z``, as the notation does). The data
-    are ``lnbook.figures.weighted_projection_data(a, z=x)``.
+    The data are ``lnbook.figures.weighted_projection_data``.
     """
-    data = figures.weighted_projection_data(a, x)
+    data = cast(dict, data)
     ax = _new(height=4.6) if ax is None else ax
-    z, oblique, orthogonal, w = data["z"], data["oblique"], data["orthogonal"], data["direction"]
+    zz, oblique, orthogonal, w = data["z"], data["oblique"], data["orthogonal"], data["direction"]
     ends = np.array([-6.0, 6.0])
-    ax.plot(ends * w[0], ends * w[1], color=GUIDE, linewidth=1.5, label=r"line $a^\top w = 0$")
-    ax.plot([z[0], oblique[0]], [z[1], oblique[1]], "--", color=PALETTE[0], linewidth=1.2)
-    ax.plot([z[0], orthogonal[0]], [z[1], orthogonal[1]], "--", color=PALETTE[1], linewidth=1.2)
-    ax.plot(*z, "o", color="black", label=r"record $z$")
+    ax.plot(ends * w[0], ends * w[1], color=_GUIDE, linewidth=1.5, label=r"line $a^\top w = 0$")
+    ax.plot([zz[0], oblique[0]], [zz[1], oblique[1]], "--", color=PALETTE[0], linewidth=1.2)
+    ax.plot([zz[0], orthogonal[0]], [zz[1], orthogonal[1]], "--", color=PALETTE[1], linewidth=1.2)
+    ax.plot(*zz, "o", color="black", label=r"record $z$")
     ax.plot(*oblique, "o", color=PALETTE[0], markersize=8,
             label=r"$P_a z$ (along $\mathbf{1}$)")
     ax.plot(*orthogonal, "s", color=PALETTE[1], markersize=8, label="orthogonal projection")
     ax.set(aspect="equal", xlim=(-1, 5), ylim=(-2, 3), xlabel=r"$z_1$", ylabel=r"$z_2$",
-           title=rf"$a = {_vector(a)}$")
+           title=rf"$a = {_vector(data['a'])}$")
     _finish(ax)
     _legend(ax, ncols=2)
     return ax
 
 
-@_styled
-def plot_record_audit(shape: tuple[int, int, int] = (2, 4, 6), record: tuple[int, int] = (1, 2),
+@_figure(figures.record_audit_data)
+def plot_record_audit(*, shape: tuple[int, int, int] = (2, 4, 6),
+                      record: tuple[int, ...] = (1, 2), data: dict | None = None,
                       axes: Sequence[Axes] | None = None) -> tuple[Axes, Axes]:
     """Which records move when one record changes: the layer (top) vs a wrong axis (bottom)."""
-    data = figures.record_audit_data(shape, record)
-    B, T = shape[0], shape[1]
-    top, bottom = (_new(2, height=1.0 + 2 * (0.7 * B + 1.3)) if axes is None else axes)
+    data = cast(dict, data)
+    B, T = data["layer_norm"].shape
+    record = data["record"]
+    top, bottom = (_new(2, height=1.0 + 2 * (0.7 * B + 1.3)) if axes is None
+                   else _panels(axes, 2))
     cmap = ListedColormap(["#f2f2f2", PALETTE[1]])
     for ax, key, title in ((top, "layer_norm", "layer_norm (statistics over the last axis)"),
                            (bottom, "wrong_axis", "statistics over $T$ (the wrong axis)")):
@@ -418,9 +472,9 @@ def _grouped_bars(ax: Axes, series: Sequence[tuple[str, np.ndarray]], width: flo
     return i
 
 
-@_styled
-def plot_gain_effect(z: ArrayLike = (1.0, 1.0, -2.0), gamma: ArrayLike = (2.0, 0.0, -1.0),
-                     eps: float = 2.0, ax: Axes | None = None) -> Axes:
+@_figure(figures.gain_effect_data)
+def plot_gain_effect(*, z: ArrayLike = (1.0, 1.0, -2.0), gamma: ArrayLike = (2.0, 0.0, -1.0),
+                     eps: float = 2.0, data: dict | None = None, ax: Axes | None = None) -> Axes:
     """Core ``u_eps(z)`` beside ``gamma ⊙ u_eps(z)``, coordinate by coordinate (bias 0).
 
     Parameters
@@ -443,33 +497,34 @@ def plot_gain_effect(z: ArrayLike = (1.0, 1.0, -2.0), gamma: ArrayLike = (2.0, 0
 
     Examples
     --------
-    >>> ax = plot_gain_effect((1, 1, -2), (2, 0, -1), eps=2)
+    >>> ax = plot_gain_effect(z=(1, 1, -2), gamma=(2, 0, -1), eps=2)
     >>> [float(bar.get_height()) for bar in ax.containers[1]]
     [1.0, 0.0, 1.0]
     >>> plt.close(ax.figure)
     """
-    data = figures.gain_effect_data(z, gamma, eps)
+    data = cast(dict, data)
     ax = _new() if ax is None else ax
     i = _grouped_bars(ax, [(r"core $u$", data["u"]), (r"$\gamma \odot u$", data["y"])])
     ax.set(xticks=i, xticklabels=[rf"$i = {k + 1}$" + "\n" + rf"$\gamma_{k + 1} = {g:g}$"
                                   for k, g in enumerate(data["gamma"])],
            ylabel="value",
-           title=rf"$z = {_vector(data['z'])}$, $\varepsilon = {_eps_text(eps)}$")
+           title=rf"$z = {_vector(data['z'])}$, $\varepsilon = {_eps_text(data['eps'])}$")
     _finish(ax)
     ax.xaxis.set_major_locator(FixedLocator(i.tolist()))
     _legend(ax, ncols=2)
     return ax
 
 
-@_styled
-def plot_bias_shift(records: Sequence[ArrayLike] = ((3.0, 3.0, 3.0), (2.0, 3.0, 4.0)),
+@_figure(figures.bias_shift_data)
+def plot_bias_shift(*, z: ArrayLike = ((3.0, 3.0, 3.0), (2.0, 3.0, 4.0)),
                     gamma: ArrayLike = (2.0, 0.5, -1.0), beta: ArrayLike = (1.0, -1.0, 2.0),
-                    eps: float = 1e-5, axes: Sequence[Axes] | None = None) -> tuple[Axes, ...]:
+                    eps: float = 1e-5, data: dict | None = None,
+                    axes: Sequence[Axes] | None = None) -> tuple[Axes, ...]:
     """Core, ``gamma ⊙ u`` and output ``gamma ⊙ u + beta`` for each record, one panel each.
 
     Parameters
     ----------
-    records : sequence of (d,) array_like
+    z : (n, d) array_like
         The records, one panel each, stacked vertically.
     gamma, beta : (d,) array_like
         Gain and bias.
@@ -487,38 +542,39 @@ def plot_bias_shift(records: Sequence[ArrayLike] = ((3.0, 3.0, 3.0), (2.0, 3.0, 
 
     Examples
     --------
-    >>> axes = plot_bias_shift([(3, 3, 3)], gamma=(2, 0.5, -1), beta=(1, -1, 2))
+    >>> axes = plot_bias_shift(z=[(3, 3, 3)], gamma=(2, 0.5, -1), beta=(1, -1, 2))
     >>> [float(bar.get_height()) for bar in axes[0].containers[2]]
     [1.0, -1.0, 2.0]
     >>> plt.close(axes[0].figure)
     """
-    data = figures.bias_shift_data(records, gamma, beta, eps)
-    given = _new(len(data), sharey=True) if axes is None else axes
+    data = cast(dict, data)
+    n = len(data["z"])
+    given = _new(n, sharey=True) if axes is None else _panels(axes, n)
     panels: list[Axes] = [given] if isinstance(given, Axes) else list(given)
-    for ax, panel in zip(panels, data):
-        i = _grouped_bars(ax, [(r"core $u$", panel["u"]),
-                               (r"$\gamma \odot u$", panel["scaled"]),
-                               (r"output $y = \gamma \odot u + \beta$", panel["y"])])
-        ax.axhline(panel["y_mean"], linestyle="--", color=GUIDE, linewidth=1.2)
-        ax.set(xticks=i, xticklabels=[rf"$i = {k + 1}$" for k in i], ylabel="value",
-               title=rf"$z = {_vector(panel['z'])}$; dashed: mean of $y$, "
-                     rf"${panel['y_mean']:.3f}$")
+    for k, ax in enumerate(panels):
+        i = _grouped_bars(ax, [(r"core $u$", data["u"][k]),
+                               (r"$\gamma \odot u$", data["scaled"][k]),
+                               (r"output $y = \gamma \odot u + \beta$", data["y"][k])])
+        ax.axhline(data["y_mean"][k], linestyle="--", color=_GUIDE, linewidth=1.2)
+        ax.set(xticks=i, xticklabels=[rf"$i = {j + 1}$" for j in i], ylabel="value",
+               title=rf"$z = {_vector(data['z'][k])}$; dashed: mean of $y$, "
+                     rf"${data['y_mean'][k]:.3f}$")
         _finish(ax)
         ax.xaxis.set_major_locator(FixedLocator(i.tolist()))
     _legend(panels, ncols=2)
     return tuple(panels)
 
 
-@_styled
-def plot_core_bound(dims: Sequence[int] = (2, 3, 4, 6, 8, 12, 16), n_records: int = 200,
-                    seed: int = 3, ax: Axes | None = None) -> Axes:
+@_figure(figures.core_bound_data)
+def plot_core_bound(*, dims: Sequence[int] = (2, 3, 4, 6, 8, 12, 16), n: int = 200,
+                    seed: int = 3, data: dict | None = None, ax: Axes | None = None) -> Axes:
     """Largest ``|u_i|`` of seeded random records against ``d``, under the bound ``sqrt(d - 1)``.
 
-    Grey dots: ``max_i |u_i|`` (``eps = 0``) for ``n_records`` heavy-tailed (Cauchy) records per
+    Grey dots: ``max_i |u_i|`` (``eps = 0``) for ``n`` heavy-tailed (Cauchy) records per
     ``d``. Stars: the records ``(d - 1, -1, ..., -1)``, which attain the bound (dashed line).
     The data are ``lnbook.figures.core_bound_data``.
     """
-    data = figures.core_bound_data(dims, n_records, seed)
+    data = cast(dict, data)
     ax = _new() if ax is None else ax
     for k, (d, largest) in enumerate(zip(data["dims"], data["largest"])):
         ax.plot(np.full(largest.size, d), largest, ".", color="#888888", alpha=0.4,
@@ -534,25 +590,25 @@ def plot_core_bound(dims: Sequence[int] = (2, 3, 4, 6, 8, 12, 16), n_records: in
     return ax
 
 
-@_styled
-def plot_offset_error(offsets: ArrayLike, errors: dict[str, ArrayLike],
-                      ax: Axes | None = None) -> Axes:
+@_figure(figures.offset_error_data)
+def plot_offset_error(offsets: ArrayLike, errors: dict[str, ArrayLike], *, max_ticks: int = 6,
+                      data: dict | None = None, ax: Axes | None = None) -> Axes:
     """Error of computed cores, in ulps, against the offset ``|mu|/sigma`` of the records.
 
     ``errors`` maps a label to one error per offset, as returned by
-    :func:`lnbook.offset_errors` (computed first, drawn here). The y axis is linear
+    :func:`lnbook.fp.offset_errors` (computed first, drawn here). The y axis is linear
     below 1 ulp and logarithmic above; the dashed line is ``|mu|/sigma`` itself, the growth
     of an uncorrected mean's error, and the dotted line marks 4 ulp. Labels in ``errors``
     may use mathtext. Both axes label every third decade at most.
     """
-    data = figures.offset_error_data(offsets, errors, max_ticks=MAX_TICKS)
+    data = cast(dict, data)
     ax = _new(height=4.2) if ax is None else ax
     x = data["offsets"]
     markers = "osD^v<>"
     for k, (label, err) in enumerate(data["errors"].items()):
         ax.plot(x, err, marker=markers[k % len(markers)], markersize=5, label=label)
-    ax.plot(x, data["guide"], "--", color=GUIDE, linewidth=1.2, label=r"$|\mu|/\sigma$")
-    ax.axhline(data["limit"], linestyle=":", color=GUIDE, linewidth=1.5, label="4 ulp")
+    ax.plot(x, data["guide"], "--", color=_GUIDE, linewidth=1.2, label=r"$|\mu|/\sigma$")
+    ax.axhline(data["limit"], linestyle=":", color=_GUIDE, linewidth=1.5, label="4 ulp")
     ax.set(xscale="log", xlabel=r"offset $|\mu|/\sigma$",
            ylabel=r"worst error, ulps of largest $|u_i|$",
            title="float64 core against the correctly rounded core")
@@ -566,10 +622,11 @@ def plot_offset_error(offsets: ArrayLike, errors: dict[str, ArrayLike],
     return ax
 
 
-@_styled
-def plot_eps_placement(z: ArrayLike = (1.0, 2.0, 3.0, 4.0),
-                       keys: Sequence[str] = ("keras", "pytorch", "flax", "bert", "annotated"),
-                       ax: Axes | None = None) -> Axes:
+@_figure(figures.eps_placement_data)
+def plot_eps_placement(*, z: ArrayLike = (1.0, 2.0, 3.0, 4.0),
+                       conventions: Sequence[str] = ("keras", "pytorch", "flax", "bert",
+                                                     "annotated"),
+                       data: dict | None = None, ax: Axes | None = None) -> Axes:
     """Root mean square of each convention's output on ``a z`` against the spread of ``a z``.
 
     The exact standardization has RMS 1 (dashed); eps inside the root shrinks the output once
@@ -577,7 +634,7 @@ def plot_eps_placement(z: ArrayLike = (1.0, 2.0, 3.0, 4.0),
     unbiased divisor lowers the plateau to ``sqrt((d-1)/d)`` (dotted). The data are
     ``lnbook.figures.eps_placement_data``.
     """
-    data = figures.eps_placement_data(z, keys)
+    data = cast(dict, data)
     ax = _new(height=4.6) if ax is None else ax
     for c, rms in zip(data["conventions"], data["rms"]):
         root = r"inside $\sqrt{\cdot}$" if c.eps_inside else r"outside $\sqrt{\cdot}$"
@@ -585,25 +642,26 @@ def plot_eps_placement(z: ArrayLike = (1.0, 2.0, 3.0, 4.0),
         ax.plot(data["sigma"], rms,
                 label=rf"{c.label}: $\varepsilon = {_eps_text(c.eps)}$ {root}, divisor {divisor}")
     one, lower = data["plateaus"]
-    ax.axhline(one, linestyle="--", color=GUIDE, linewidth=1)
-    ax.axhline(lower, linestyle=":", color=GUIDE, linewidth=1.2)
+    ax.axhline(one, linestyle="--", color=_GUIDE, linewidth=1)
+    ax.axhline(lower, linestyle=":", color=_GUIDE, linewidth=1.2)
     ax.set(xscale="log", xlabel=r"standard deviation $\sigma$ of the record $\alpha z$",
            ylabel="RMS of the output", ylim=(0, 1.1),
-           title=rf"$z = {_vector(z)}$, scaled by $\alpha$")
+           title=rf"$z = {_vector(data['z'])}$, scaled by $\alpha$")
     _finish(ax)
     _legend(ax)
     return ax
 
 
-@_styled
-def plot_benchmark_ratios(results: dict[str, Any], ax: Axes | None = None) -> Axes:
+@_figure(figures.benchmark_ratios_data)
+def plot_benchmark_ratios(results: dict, *, data: dict | None = None,
+                          ax: Axes | None = None) -> Axes:
     """Each race's per-round ratios (dots), their median (bar) and its target (triangle).
 
     ``results`` is the dict of ``benchmarks/results.json``; the data are
-    ``lnbook.figures.benchmark_ratio_data``. One row per race, named above its dots, on
+    ``lnbook.figures.benchmark_ratios_data``. One row per race, named above its dots, on
     a log axis of ratios.
     """
-    data = figures.benchmark_ratio_data(results)
+    data = cast(dict, data)
     n = len(data["names"])
     ax = _new(height=1.3 + 0.75 * n) if ax is None else ax
     rows = np.arange(n)[::-1].astype(float)
@@ -642,11 +700,11 @@ def _log_ticks(lo: float, hi: float) -> list[float]:
     return ticks
 
 
-@_styled
-def plot_placement_gradients(depths: Sequence[int] = (2, 4, 8, 16, 32), d: int = 32,
-                             seeds: Sequence[int] = (0, 1, 2, 3), profile_depth: int = 16,
-                             eps: float = 1e-5, axes: Sequence[Axes] | None = None
-                             ) -> tuple[Axes, Axes]:
+@_figure(figures.placement_gradients_data)
+def plot_placement_gradients(*, depths: Sequence[int] = (2, 4, 8, 16, 32), d: int = 32,
+                             seeds: Sequence[int] = (0, 1, 2, 3), L: int = 16,
+                             eps: float = 1e-5, data: dict | None = None,
+                             axes: Sequence[Axes] | None = None) -> tuple[Axes, Axes]:
     r"""Gradient norms ``||dl/dW2||_F`` at initialization, Pre-LN against Post-LN.
 
     Parameters
@@ -657,7 +715,7 @@ def plot_placement_gradients(depths: Sequence[int] = (2, 4, 8, 16, 32), d: int =
         Features of a record (hidden width ``2 d``, eight records).
     seeds : sequence of int
         Each seed is one initialization; the norms are averaged over them.
-    profile_depth : int
+    L : int
         Depth of the top panel's per-block profile.
     eps : float
         Stabilizer of every LayerNorm.
@@ -667,28 +725,28 @@ def plot_placement_gradients(depths: Sequence[int] = (2, 4, 8, 16, 32), d: int =
     Returns
     -------
     (top, bottom) : matplotlib Axes
-        Top: norm in block ``l = 1 .. profile_depth``, one line per placement. Bottom: norm
+        Top: norm in block ``l = 1 .. L``, one line per placement. Bottom: norm
         in the last block against ``L`` (log-log), one line per placement, with a dotted
-        ``L^{-1/2}`` guide. The data are ``lnbook.figures.placement_gradient_data``. See the
+        ``L^{-1/2}`` guide. The data are ``lnbook.figures.placement_gradients_data``. See the
         chapter *LayerNorm inside a Transformer*.
 
     Examples
     --------
-    >>> top, bottom = plot_placement_gradients(depths=(2, 4), d=8, seeds=(0,), profile_depth=3)
+    >>> top, bottom = plot_placement_gradients(depths=(2, 4), d=8, seeds=(0,), L=3)
     >>> [len(line.get_xdata()) for line in top.lines]
     [3, 3]
     >>> plt.close(top.figure)
     """
-    data = figures.placement_gradient_data(depths, d, seeds, profile_depth, eps)
-    top, bottom = _new(2) if axes is None else axes
+    data = cast(dict, data)
+    top, bottom = _new(2) if axes is None else _panels(axes, 2)
     for k, label in enumerate(data["labels"]):
         top.plot(data["block"], data["profile"][k], "o-", color=PALETTE[k], label=label)
         bottom.plot(data["depths"], data["last"][k], "o-", color=PALETTE[k], label=label)
-    bottom.plot(data["depths"], data["guide"], ":", color=GUIDE, linewidth=1.5,
+    bottom.plot(data["depths"], data["guide"], ":", color=_GUIDE, linewidth=1.5,
                 label=r"$\propto L^{-1/2}$")
     top.set(xlabel=r"block $l$ (input side first)",
             ylabel=r"$\Vert\partial\ell/\partial W_2\Vert_F$",
-            title=rf"every block of a stack of depth $L = {profile_depth}$", ylim=(0, None))
+            title=rf"every block of a stack of depth $L = {data['L']}$", ylim=(0, None))
     bottom.set(xscale="log", yscale="log", xlabel=r"depth $L$",
                ylabel=r"$\Vert\partial\ell/\partial W_2\Vert_F$",
                title=r"the last block, against the depth $L$")
@@ -707,9 +765,9 @@ def plot_placement_gradients(depths: Sequence[int] = (2, 4, 8, 16, 32), d: int =
     return top, bottom
 
 
-@_styled
-def plot_geometry_picture(z: ArrayLike | None = None, eps: float = 1.0,
-                          eps_values: Sequence[float] = (0.1, 1.0),
+@_figure(figures.geometry_picture_data)
+def plot_geometry_picture(*, z: ArrayLike | None = None, eps: float = 1.0,
+                          eps_values: Sequence[float] = (0.1, 1.0), data: dict | None = None,
                           axes: Sequence[Axes] | None = None) -> tuple[Axes, Axes]:
     r"""The core for ``d = 3`` as projection onto ``1^⊥`` followed by a radial map.
 
@@ -728,11 +786,12 @@ def plot_geometry_picture(z: ArrayLike | None = None, eps: float = 1.0,
     -------
     (top, bottom) : matplotlib Axes
         Top, in the orthonormal coordinates ``b_1^T z``, ``b_2^T z`` of the plane ``1^⊥``
-        (:func:`lnbook.plane_basis`): ``top.collections`` are the projections ``v = P z``
+        (:func:`lnbook.geometry.plane_basis`): ``top.collections`` are the projections ``v = P z``
         (grey), the cores ``u_eps(z)`` (blue) and ``u_0(z)`` (vermillion, on the dashed circle
         of radius ``sqrt(3)``), each on the ray through its ``v``. Bottom: the radial map
-        ``||v|| -> ||v|| / sqrt(||v||**2 / 3 + eps)`` (:func:`lnbook.radial_profile`) for each
-        ``eps``, with the limit ``sqrt(3)`` dashed. The data are
+        ``||v|| -> ||v|| / sqrt(||v||**2 / 3 + eps)``
+        (:func:`lnbook.geometry.radial_profile`) for each ``eps``, with the limit ``sqrt(3)``
+        dashed. The data are
         ``lnbook.figures.geometry_picture_data``. See the chapter *The geometric picture*.
 
     Examples
@@ -742,14 +801,15 @@ def plot_geometry_picture(z: ArrayLike | None = None, eps: float = 1.0,
     (3, 3)
     >>> plt.close(top.figure)
     """
-    data = figures.geometry_picture_data(z, eps, eps_values)
-    top, bottom = (_new(2, height=3.8 + PANEL_HEIGHT + 2.4, gridspec_kw={"height_ratios": (4, 3)})
-                   if axes is None else axes)
+    data = cast(dict, data)
+    eps = data["eps"]
+    top, bottom = (_new(2, height=3.8 + _PANEL_HEIGHT + 2.4, gridspec_kw={"height_ratios": (4, 3)})
+                   if axes is None else _panels(axes, 2))
     for end in data["ray_ends"]:
-        top.plot([0.0, end[0]], [0.0, end[1]], color=GUIDE, alpha=0.3, linewidth=0.8, zorder=0)
+        top.plot([0.0, end[0]], [0.0, end[1]], color=_GUIDE, alpha=0.3, linewidth=0.8, zorder=0)
     angle = np.linspace(0.0, 2 * np.pi, 241)
     r = data["radius"]
-    top.plot(r * np.cos(angle), r * np.sin(angle), "--", color=GUIDE, linewidth=1)
+    top.plot(r * np.cos(angle), r * np.sin(angle), "--", color=_GUIDE, linewidth=1)
     v, u_eps, u_0 = data["v"], data["u_eps"], data["u_0"]
     top.scatter(v[:, 0], v[:, 1], color="#888888", s=16, label=r"$v = Pz$")
     top.scatter(u_eps[:, 0], u_eps[:, 1], color=PALETTE[0], s=20,
@@ -770,7 +830,7 @@ def plot_geometry_picture(z: ArrayLike | None = None, eps: float = 1.0,
         color = PALETTE[0] if e == eps else next(others)
         bottom.plot(data["norm_v"], profile, color=color,
                     label=rf"radial map, $\varepsilon = {_eps_text(e)}$")
-    bottom.axhline(r, linestyle="--", color=GUIDE, linewidth=1,
+    bottom.axhline(r, linestyle="--", color=_GUIDE, linewidth=1,
                    label=r"$\sqrt{3}$, the limit ($\varepsilon = 0$)")
     bottom.set(xlabel=r"$\Vert v\Vert_2 = \sqrt{3q}$", ylabel=r"$\Vert u_\varepsilon(z)\Vert_2$",
                ylim=(0, 1.9),

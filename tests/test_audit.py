@@ -1,5 +1,5 @@
-"""Tests of the record audit (lnbook.audit), with the wrong-axis layer it catches (lnbook.variants)
-and the central differences that witness the closed forms (lnbook.derivatives)."""
+"""Tests of the record audit and the wrong-axis layer it catches (lnbook._audit), and of the
+central differences that witness the closed forms (lnbook._derivatives)."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ def test_wrong_axis_by_hand():
 
 def test_central_difference_of_quadratic_is_exact():
     """For a quadratic, central differences are exact up to rounding: d(x^2)/dx = 2x."""
-    fd = lnbook.central_difference_jacobian(lambda x: x**2, [1.0, -3.0], h=1e-3)
+    fd = lnbook.central_difference_jacobian(lambda x: x**2, [1.0, -3.0], tau=1e-3)
     assert np.allclose(fd, np.diag([2.0, -6.0]), atol=1e-9)
 
 
@@ -54,11 +54,12 @@ def test_central_difference_of_quadratic_is_exact():
          r"must keep the shape"),
         (lambda: lnbook.central_difference_jacobian(np.sin, [[1.0]]),
          r"one record of shape \(d,\)"),
-        (lambda: lnbook.central_difference_jacobian(np.sin, [1.0], h=0),
-         r"h must be a positive, finite step"),
-        (lambda: lnbook.central_difference_jacobian(np.sin, [1.0], h=np.inf), r"h = inf"),
+        (lambda: lnbook.central_difference_jacobian(np.sin, [1.0], tau=0),
+         r"tau must be positive; got tau = 0\.0"),
+        (lambda: lnbook.central_difference_jacobian(np.sin, [1.0], tau=np.inf),
+         r"tau must be a finite float64 number; got tau = inf"),
         (lambda: lnbook.record_audit(lambda x: x * np.nan, np.ones((2, 3)), (0,)),
-         r"output is not finite"),
+         r"f\(z\) contains NaN or infinite entries"),
     ],
 )
 def test_bad_input_raises(call, message):
@@ -68,8 +69,8 @@ def test_bad_input_raises(call, message):
 
 
 def test_wrong_types_raise_type_error():
-    """A layer or f that is not callable, a seed that is not an integer: TypeError."""
-    with pytest.raises(TypeError, match=r"layer must be callable"):
+    """An f that is not callable, a seed that is not an integer: TypeError."""
+    with pytest.raises(TypeError, match=r"f must be callable"):
         lnbook.record_audit(np.ones(3), np.ones((2, 3)), (0,))
     with pytest.raises(TypeError, match=r"seed must be an integer; got 0\.5"):
         lnbook.record_audit(lnbook.layer_norm, np.ones((2, 3)), (0,), seed=0.5)

@@ -43,22 +43,24 @@ assert _spec is not None and _spec.loader is not None
 colab_cell = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(colab_cell)
 
-# Run by the fresh environment's python: execute one chapter as Jupyter would, in book/,
-# then ask the kernel where it lives so the test knows the chapter ran in that environment.
+# Run by the fresh environment's python: execute one chapter as Jupyter would, in book/, with
+# the project's one executor (tools/execute.py, which needs only nbformat and nbclient, both in
+# requirements.txt through myst-nb), then ask the kernel where it lives so the test knows the
+# chapter ran in that environment.
 RUNNER = r"""
 import json, pathlib, re, sys
 import nbformat
-from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
+
+sys.path.insert(0, sys.argv[2])
+from execute import run
 
 path = pathlib.Path(sys.argv[1])
 nb = nbformat.read(path, as_version=4)
 nb.cells.append(nbformat.v4.new_code_cell("import sys; print(sys.prefix)"))
-client = NotebookClient(nb, timeout=300, kernel_name="python3",
-                        resources={"metadata": {"path": str(path.parent)}})
 report = {"error": None, "prefix": None}
 try:
-    client.execute()
+    run(nb, path.parent, timeout=300)
 except CellExecutionError as err:
     report["error"] = re.sub(r"\x1b\[[0-9;]*m", "", str(err))[-3000:]
 else:
@@ -165,8 +167,8 @@ def binder_env():
 
 def run_chapter(binder_env, path: pathlib.Path) -> tuple[subprocess.CompletedProcess, dict]:
     python, env, _ = binder_env
-    run = subprocess.run([str(python), "-c", RUNNER, path.name], cwd=BOOK, env=env,
-                         capture_output=True, text=True, timeout=900)
+    run = subprocess.run([str(python), "-c", RUNNER, path.name, str(ROOT / "tools")], cwd=BOOK,
+                         env=env, capture_output=True, text=True, timeout=900)
     reports = [line for line in run.stdout.splitlines() if line.startswith("REPORT ")]
     report = json.loads(reports[-1].removeprefix("REPORT ")) if reports else {}
     return run, report

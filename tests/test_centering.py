@@ -1,4 +1,4 @@
-"""Tests of lnbook.centering: P and P_a."""
+"""Tests of lnbook._centering: P and P_a."""
 
 from __future__ import annotations
 
@@ -90,9 +90,9 @@ def test_centering_matches_core_numerator(z):
 @pytest.mark.parametrize(
     ("call", "message"),
     [
-        (lambda: lnbook.centering_matrix(0), r"d must be a positive integer; got d = 0"),
-        (lambda: lnbook.centering_matrix(2.5), r"d must be a positive integer; got 2\.5"),
-        (lambda: lnbook.centering_matrix(True), r"d must be a positive integer; got True"),
+        (lambda: lnbook.centering_matrix(0), r"d must be at least 1; got d = 0"),
+        (lambda: lnbook.centering_matrix(10**6), r"the centering matrix of d = 1000000 features "
+                                                 r"would have 1000000000000 entries"),
         (lambda: lnbook.weighted_centering_matrix([1.5, -0.5]),
          r"non-negative; got a\[1\] = -0\.5"),
         (lambda: lnbook.weighted_centering_matrix([0.5, 0.6]), r"sum to 1; got sum\(a\) = 1\.1"),
@@ -104,6 +104,13 @@ def test_bad_input_raises(call, message):
     """Bad weights and sizes get a ValueError that names the problem."""
     with pytest.raises(ValueError, match=message):
         call()
+
+
+@pytest.mark.parametrize("d", [2.5, 2.0, True, "3", None])
+def test_a_count_that_is_not_an_integer_is_a_type_error(d):
+    """d = 2.5 (or 2.0, True, '3') is a wrong kind of count, not a wrong value."""
+    with pytest.raises(TypeError, match=r"d must be an integer; got"):
+        lnbook.centering_matrix(d)
 
 
 def test_weights_sum_to_one_within_rounding():

@@ -44,28 +44,35 @@ def test_core_radius_by_hand():
 
 
 def test_radial_profile_slope_is_the_radial_eigenvalue():
-    """d/drho of the radial map equals eps / s^3 with s^2 = rho^2/d + eps (central differences)."""
-    rho, d, eps, tau = np.array([0.0, 0.3, 1.0, 4.0]), 5, 0.2, 1e-6
-    slope = (radial_profile(rho + tau, d, eps=eps) - radial_profile(np.abs(rho - tau), d, eps=eps)
-             * np.sign(rho - tau)) / (2 * tau)
-    s = np.sqrt(rho**2 / d + eps)
+    """d/dr of the radial map equals eps / s^3 with s^2 = r^2/d + eps (central differences)."""
+    r, d, eps, tau = np.array([0.0, 0.3, 1.0, 4.0]), 5, 0.2, 1e-6
+    slope = (radial_profile(r + tau, d, eps=eps) - radial_profile(np.abs(r - tau), d, eps=eps)
+             * np.sign(r - tau)) / (2 * tau)
+    s = np.sqrt(r**2 / d + eps)
     np.testing.assert_allclose(slope, eps / s**3, rtol=1e-7)
 
 
 @pytest.mark.parametrize(
     "call, message",
     [
-        (lambda: plane_basis(1), "d must be an integer >= 2"),
-        (lambda: plane_basis(2.0), "d must be an integer >= 2"),
+        (lambda: plane_basis(1), "d must be at least 2; got d = 1"),
         (lambda: core_radius([1.0, 1.0], eps=0), "constant record"),
         (lambda: core_radius([1.0, 2.0], eps=-1.0), "eps must be non-negative"),
         (lambda: radial_profile([-1.0], 3), "non-negative"),
-        (lambda: radial_profile([0.0], 3, eps=0), "rho = 0"),
-        (lambda: radial_profile([1.0], 0), "d must be a positive integer"),
+        (lambda: radial_profile([0.0], 3, eps=0), "r = 0"),
+        (lambda: radial_profile([1.0], 0), "d must be at least 1; got d = 0"),
     ],
 )
 def test_errors(call, message):
     """Bad input gets a ValueError that names the problem."""
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_wrong_kinds_raise_type_error():
+    """A float count is a wrong kind of argument: TypeError."""
+    with pytest.raises(TypeError, match=r"d must be an integer; got 2\.0"):
+        plane_basis(2.0)
+    with pytest.raises(TypeError, match=r"d must be an integer; got 2\.5"):
+        radial_profile([1.0], 2.5)
 

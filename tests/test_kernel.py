@@ -259,30 +259,34 @@ def test_sums_do_not_depend_on_numpys_buffer_size():
 
 
 @pytest.mark.parametrize("d", [300, 1024])
-def test_common_case_keeps_the_general_bits(monkeypatch, d):
-    """The common-case block (numpy buffers of at most one record: 288 elements for d = 300)
-    gives the bits of the general path, on 1 or 2 threads, and leaves the caller's buffer
-    size as it was."""
+def test_short_buffers_and_the_forward_keep_the_bits(monkeypatch, d):
+    """Numpy buffers of at most one record (288 elements for d = 300) give the bits of
+    numpy's default buffers, on 1 or 2 threads, and leave the caller's buffer size as it
+    was; the kernel's forward (the residual stack's LayerNorm, one statistics pass that
+    keeps u and s) gives the same bits too."""
     rng = np.random.default_rng(15)
     z = rng.normal(size=(40, d)) * 3 + 1e4
     gamma, beta = rng.normal(size=d), rng.normal(size=d)
     monkeypatch.setattr(_kernel, "_BLOCK", 8 * d)  # five blocks
     assert _kernel._bufsize(d, 8192) == d - d % 16
-    common = [lnbook.layer_norm(z, gamma, beta, threads=t) for t in (1, 2)]
+    short = [lnbook.layer_norm(z, gamma, beta, threads=t) for t in (1, 2)]
     assert np.getbufsize() == 8192
-    monkeypatch.setattr(_kernel, "_plain_block", lambda *args: False)
-    general = lnbook.layer_norm(z, gamma, beta, threads=1)
-    assert np.array_equal(common[0], general) and np.array_equal(common[1], general)
+    monkeypatch.setattr(_kernel, "_bufsize", lambda d, bufsize: bufsize)
+    default = lnbook.layer_norm(z, gamma, beta, threads=1)
+    assert np.array_equal(short[0], default) and np.array_equal(short[1], default)
+    y, u, s = _kernel.forward(z, lnbook.EPS, gamma, beta)
+    assert np.array_equal(y, default) and np.array_equal(u, lnbook.core(z))
+    assert np.array_equal(s[..., 0], np.sqrt(lnbook.stats(z)[1] + lnbook.EPS))
 
 
 def test_jacobian_blocks_and_threads_keep_the_bits(monkeypatch):
     """The (..., d, d) Jacobian built in blocks of 2 records on 1 to 3 threads: same bits."""
-    import lnbook.derivatives
+    import lnbook._derivatives
 
     z = np.random.default_rng(12).normal(size=(3, 5, 6))
     gamma = np.random.default_rng(13).normal(size=6)
     whole = lnbook.jacobian(z, gamma, eps=0.1, threads=1)
-    monkeypatch.setattr(lnbook.derivatives, "_BLOCK", 2 * 36)
+    monkeypatch.setattr(lnbook._derivatives, "_BLOCK", 2 * 36)
     for threads in (1, 2, 3):
         assert np.array_equal(lnbook.jacobian(z, gamma, eps=0.1, threads=threads), whole)
     # and each record's block is that record's own Jacobian
@@ -380,9 +384,9 @@ def test_no_records_gives_empty_results():
 def test_conventions_table_is_read_only():
     """CONVENTIONS cannot be changed by a caller; its entries are immutable tuples."""
     with pytest.raises(TypeError):
-        lnbook.CONVENTIONS["mine"] = lnbook.CONVENTIONS["pytorch"]  # type: ignore[index]
+        lnbook.frameworks.CONVENTIONS["mine"] = lnbook.frameworks.CONVENTIONS["pytorch"]  # type: ignore[index]
     with pytest.raises(AttributeError):
-        lnbook.CONVENTIONS["pytorch"].eps = 0.1  # type: ignore[misc]
+        lnbook.frameworks.CONVENTIONS["pytorch"].eps = 0.1  # type: ignore[misc]
 
 
 # --- peers --------------------------------------------------------------------------------

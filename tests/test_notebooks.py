@@ -1,4 +1,5 @@
-"""Guards that nbval lacks: chapters stored executed, in order, cleanly, and prose tied to code.
+"""nbval's check and the guards nbval lacks: chapters stored executed, in order, cleanly, prose tied
+to code.
 
 nbval re-runs each chapter and compares outputs with the stored ones, but it passes a cell that
 was never run, it ignores output metadata (where myst-nb keeps a glued value's NAME), it honours
@@ -8,23 +9,25 @@ skip/ignore markers, and it never looks at the prose. The tests below close thos
 * the prose audit: every number a markdown cell states is computed by the code cell right
   above or right below it (``prose_audit``; run ``python tests/test_notebooks.py book/x.ipynb``
   to list a chapter's unmatched tokens);
-* the glue guard: a fresh kernel re-executes the chapter and the sequence of (glue name, value)
-  pairs it produces must equal the stored one, so swapped names fail;
+* the glue guard: the chapter re-executed in a fresh kernel must produce the stored sequence of
+  (glue name, value) pairs, so swapped names fail;
 * the marker guard: ``# NBVAL_*`` comments and ``nbval-*``/``raises-exception`` tags are refused
   unless ``tests/notebook_policy.py`` lists them with a reason.
 
 Exemptions live only in ``tests/notebook_policy.py``.
+
+nbval's own check runs here too, on the same executed copy as the glue guard: each chapter is
+executed once in a fresh kernel (``tests/chapters.py``, with ``tools/execute.py``), and
+``test_cell_reproduces`` compares each code cell's new outputs with the stored ones with
+nbval's comparison, one test per cell as nbval's plugin reports them.
 """
 
 from __future__ import annotations
 
 import math
-import os
 import pathlib
 import re
-import subprocess
 import sys
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 import nbformat
@@ -33,14 +36,13 @@ import yaml
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
+import chapters  # noqa: E402
 import notebook_policy as policy  # noqa: E402  (tests/ is not a package)
+from chapters import CHAPTERS, cell_difference, stored_code_cells  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "tools"))
 from colab_cell import MARK as INSTALL_CELL_MARK  # noqa: E402
 
-CHAPTERS = sorted((ROOT / "book").glob("*.ipynb"))
-# environment variables a reader's machine does not set; nothing may depend on them
-MACHINE_VARIABLES = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 GLUE_PREFIX = "application/papermill.record/"
 
 
@@ -413,62 +415,8 @@ def chapter(chapter_path):
     return nbformat.read(chapter_path, as_version=4)
 
 
-def clean_environment() -> dict[str, str]:
-    """The caller's environment without the variables a reader's machine does not set."""
-    return {k: v for k, v in os.environ.items() if k not in MACHINE_VARIABLES}
-
-
-# Run in a subprocess: execute one chapter in a fresh python3 kernel, in book/, and write the
-# executed notebook to the path given (kernels of several chapters can then run side by side).
-EXECUTE = r"""
-import sys
-import nbformat
-from nbclient import NotebookClient
-
-source, target = sys.argv[1], sys.argv[2]
-nb = nbformat.read(source, as_version=4)
-NotebookClient(nb, timeout=600, kernel_name="python3", record_timing=False,
-               resources={"metadata": {"path": sys.argv[3]}}).execute()
-nbformat.write(nb, target)
-"""
-
-
-def execute_fresh(path: pathlib.Path, target: pathlib.Path):
-    """Execute a copy of a chapter top to bottom in a fresh python3 kernel, in a subprocess
-    without OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE; return the executed copy."""
-    run = subprocess.run(
-        [sys.executable, "-c", EXECUTE, str(path), str(target), str(path.parent)],
-        env=clean_environment(), capture_output=True, text=True, timeout=1200,
-    )
-    if run.returncode != 0:
-        raise AssertionError(f"{path.name} does not execute in a fresh kernel:\n"
-                             f"{run.stderr[-4000:]}")
-    return nbformat.read(target, as_version=4)
-
-
-@pytest.fixture(scope="module")
-def executed(request, tmp_path_factory):
-    """Each chapter executed once per test module, shared by every check that needs it.
-
-    The chapters this session selected start together, LNBOOK_EXECUTE_JOBS (2) at a time.
-    """
-    folder = tmp_path_factory.mktemp("executed")
-    selected = [item.callspec.params["chapter_path"] for item in request.session.items
-                if getattr(item, "module", None) is request.module and hasattr(item, "callspec")
-                and "chapter_path" in item.callspec.params
-                and "executed" in getattr(item, "fixturenames", ())]
-    pool = ThreadPoolExecutor(max_workers=max(1, int(os.environ.get("LNBOOK_EXECUTE_JOBS", "2"))))
-    futures: dict[pathlib.Path, Future] = {}
-
-    def submit(path: pathlib.Path) -> Future:
-        if path not in futures:
-            futures[path] = pool.submit(execute_fresh, path, folder / path.name)
-        return futures[path]
-
-    for path in dict.fromkeys(selected):
-        submit(path)
-    yield lambda path: submit(path).result()
-    pool.shutdown(wait=True, cancel_futures=True)
+# every code cell of every chapter, as nbval numbers them (Cell 0, 1, ... per chapter)
+CELLS = [(path, i) for path in CHAPTERS for i in range(len(stored_code_cells(path)))]
 
 
 # --------------------------------------------------------------------------------------------
@@ -578,14 +526,28 @@ def test_glue_names_are_unique(chapter):
     assert len(names) == len(set(names)), sorted({n for n in names if names.count(n) > 1})
 
 
-def test_glued_values_match_a_fresh_run(chapter, chapter_path, executed):
+@pytest.mark.parametrize(("cell_path", "index"), CELLS,
+                         ids=[f"{path.stem}-cell-{i}" for path, i in CELLS])
+def test_cell_reproduces(cell_path, index, default_run, pytestconfig):
+    """nbval's check: the code cell, re-executed top to bottom with its chapter in a fresh
+    kernel, produces its stored outputs (text, HTML, LaTeX; not images or metadata) and raises
+    no exception."""
+    stored = stored_code_cells(cell_path)[index]
+    executed = chapters.code_cells(default_run.notebook(cell_path))
+    assert len(executed) > index, f"{cell_path.name}: the executed copy has fewer code cells"
+    difference = cell_difference(stored, executed[index], pytestconfig)
+    assert difference is None, f"{cell_path.name}, Cell {index}: {difference}\n\nInput:\n" \
+                               f"{stored.source}"
+
+
+def test_glued_values_match_a_fresh_run(chapter, chapter_path, default_run):
     """Re-executed in a fresh kernel, the chapter glues the same names with the same values.
 
     nbval ignores output metadata, where the name lives: swapping two names in the stored file
     would put each number in the other's sentence. Figures are compared by name only.
     """
     stored = glue_records(chapter)
-    fresh = glue_records(executed(chapter_path))
+    fresh = glue_records(default_run.notebook(chapter_path))
     assert fresh == stored, (
         "glue (name, value) sequence differs from a fresh run:\n"
         + "\n".join(f"  stored {s!r:70}  fresh {f!r}" for s, f in zip(stored, fresh) if s != f)
@@ -707,3 +669,32 @@ def test_nbval_markers_are_found():
     nb.cells[2].metadata["tags"] = ["nbval-skip", "hide-input", "raises-exception"]
     markers = [m for _, m in nbval_markers(nb)]
     assert markers == ["NBVAL_IGNORE_OUTPUT", "NBVAL_SKIP", "nbval-skip", "raises-exception"]
+
+
+def test_cell_difference_sees_what_nbval_sees(pytestconfig):
+    """The per-cell comparison fails a changed number, a missing output and an exception, and
+    passes a stream split in two and a changed image or execution count (as nbval does)."""
+    def cell(*outputs, count=1):
+        c = nbformat.v4.new_code_cell("x", execution_count=count)
+        c.outputs = list(outputs)
+        return c
+
+    def stream(text):
+        return nbformat.v4.new_output("stream", name="stdout", text=text)
+
+    def result(text, png="AAAA", count=1):
+        return nbformat.v4.new_output("execute_result", execution_count=count,
+                                      data={"text/plain": text, "image/png": png})
+
+    stored = cell(stream("0.1342\n"), result("2.5"))
+    assert cell_difference(stored, cell(stream("0.1342\n"), result("2.5")), pytestconfig) is None
+    assert cell_difference(stored, cell(stream("0.13"), stream("42\n"), result("2.5", "BBBB", 7),
+                                        count=7), pytestconfig) is None
+    assert "differ" in cell_difference(stored, cell(stream("0.1343\n"), result("2.5")),
+                                       pytestconfig)
+    assert "Missing output fields" in cell_difference(stored, cell(stream("0.1342\n")),
+                                                      pytestconfig)
+    error = nbformat.v4.new_output("error", ename="ValueError", evalue="eps",
+                                   traceback=["ValueError: eps"])
+    assert "exception" in cell_difference(stored, cell(stream("0.1342\n"), result("2.5"), error),
+                                          pytestconfig)

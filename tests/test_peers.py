@@ -28,7 +28,7 @@ import numpy as np
 import pytest
 
 import lnbook
-from lnbook import CONVENTIONS, convention_layer_norm
+from lnbook.frameworks import CONVENTIONS, convention_layer_norm
 
 RNG_SEED = 20240611
 
@@ -44,7 +44,7 @@ OFFSET_RECORD = (np.array([1.0, 2.0, 3.0, 4.0]) + 1e4).astype(np.float32)
 def test_offset_record_defeats_the_float32_one_pass_formula():
     """The witness record itself: its float32 one-pass variance is -8, its true variance 1.25
     (E[z^2] = 1.0005e8 where float32's spacing is 8)."""
-    _, q = lnbook.one_pass_stats(OFFSET_RECORD, dtype=np.float32)
+    _, q = lnbook.fp.one_pass_stats(OFFSET_RECORD, dtype=np.float32)
     assert np.spacing(np.float32(1.0005e8)) == 8
     assert float(q) == -8.0 and float(lnbook.stats(OFFSET_RECORD)[1]) == 1.25
 
@@ -78,7 +78,8 @@ def test_flax_agrees_in_float32(flax_nn):
     """On unit-scale float32 records Flax and lnbook's 'flax' convention agree to float32."""
     z = records().astype(np.float32)
     _, theirs = flax_apply(flax_nn, z)
-    np.testing.assert_allclose(convention_layer_norm(z, "flax"), theirs, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(convention_layer_norm(z, convention="flax"), theirs, rtol=1e-5,
+                               atol=1e-5)
 
 
 def test_flax_fast_variance_collapses_on_offset_data(flax_nn):
@@ -173,7 +174,8 @@ def test_keras_agrees_in_float32(backend):
     z = KERAS_INPUTS["unit"]
     out = keras_or_skip(backend)
     assert out["epsilon"] == CONVENTIONS["keras"].eps == 1e-3
-    np.testing.assert_allclose(convention_layer_norm(z, "keras"), np.array(out["y"]["unit"]),
+    np.testing.assert_allclose(convention_layer_norm(z, convention="keras"),
+                               np.array(out["y"]["unit"]),
                                rtol=1e-5, atol=1e-5)
 
 
@@ -226,7 +228,7 @@ def test_torch_rmsnorm_default_eps_is_machine_epsilon():
     with torch.no_grad():
         theirs = layer(torch.from_numpy(z)).numpy()
     assert CONVENTIONS["rmsnorm"].eps == np.finfo(np.float64).eps
-    np.testing.assert_allclose(theirs, convention_layer_norm(z, "rmsnorm"), rtol=1e-14)
+    np.testing.assert_allclose(theirs, convention_layer_norm(z, convention="rmsnorm"), rtol=1e-14)
     assert not np.allclose(theirs, lnbook.rms_norm(z, eps=0), rtol=1e-3)
 
 
@@ -267,6 +269,7 @@ def test_tensorflow_moments_recipe_of_bert():
     z = records()
     mean, variance = tf.nn.moments(tf.constant(z), axes=[-1], keepdims=True)
     theirs = ((z - mean.numpy()) / np.sqrt(variance.numpy() + 1e-12))
-    np.testing.assert_allclose(convention_layer_norm(z, "bert"), theirs, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(convention_layer_norm(z, convention="bert"), theirs, rtol=1e-12,
+                               atol=1e-12)
     _, v32 = tf.nn.moments(tf.constant(OFFSET_RECORD), axes=[-1])
     assert abs(float(v32) - 1.25) < 1e-2  # two passes: no collapse where one pass gives -8

@@ -10,6 +10,7 @@ PNG at twice the display resolution.
 from __future__ import annotations
 
 import base64
+import inspect
 import re
 import subprocess
 import sys
@@ -54,14 +55,14 @@ FIGURES = {
     "normalized_variance": lambda: [plotting.plot_normalized_variance()],
     "jacobian_eigenvalues": lambda: [plotting.plot_jacobian_eigenvalues(eps=0.1, d=4)],
     "operator_norm": lambda: [plotting.plot_operator_norm(eps=0.1, dims=(2, 3))],
-    "amplification": lambda: [plotting.plot_amplification(z=(7.0, 7.0), h=(1e-3, -1e-3))],
+    "amplification": lambda: [plotting.plot_amplification(z=(7.0, 7.0), delta=(1e-3, -1e-3))],
     "shift_geometry": lambda: [plotting.plot_shift_geometry()],
     "weighted_projection": lambda: [plotting.plot_weighted_projection(a=(0.25, 0.75),
-                                                                      x=(4.0, 2.0))],
+                                                                      z=(4.0, 2.0))],
     "record_audit": lambda: list(plotting.plot_record_audit(shape=(2, 4, 6), record=(1, 2))),
-    "gain_effect": lambda: [plotting.plot_gain_effect((1.0, 1.0, -2.0), (2.0, 0.0, -1.0),
-                                                      eps=2.0)],
-    "bias_shift": lambda: list(plotting.plot_bias_shift(((3.0, 3.0, 3.0), (2.0, 3.0, 4.0)),
+    "gain_effect": lambda: [plotting.plot_gain_effect(z=(1.0, 1.0, -2.0),
+                                                      gamma=(2.0, 0.0, -1.0), eps=2.0)],
+    "bias_shift": lambda: list(plotting.plot_bias_shift(z=((3.0, 3.0, 3.0), (2.0, 3.0, 4.0)),
                                                         gamma=(2.0, 0.5, -1.0),
                                                         beta=(1.0, -1.0, 2.0))),
     "core_bound": lambda: [plotting.plot_core_bound()],
@@ -69,7 +70,7 @@ FIGURES = {
     "eps_placement": lambda: [plotting.plot_eps_placement()],
     "benchmark_ratios": lambda: [plotting.plot_benchmark_ratios(RESULTS)],
     "placement_gradients": lambda: list(plotting.plot_placement_gradients(
-        (2, 4, 8), d=8, seeds=(0, 1), profile_depth=4, eps=1e-5)),
+        depths=(2, 4, 8), d=8, seeds=(0, 1), L=4, eps=1e-5)),
     "geometry_picture": lambda: list(plotting.plot_geometry_picture(eps=1.0,
                                                                     eps_values=(0.1, 1.0))),
 }
@@ -99,7 +100,7 @@ def test_import_lnbook_does_not_need_matplotlib():
 
 def test_response_draws_its_data():
     top, bottom = plotting.plot_response(eps_values=(0.01, 1.0))
-    data = figures.response_data((0.01, 1.0))
+    data = figures.response_data(eps_values=(0.01, 1.0))
     curves = [line for line in top.lines if line.get_linestyle() == "-"]
     for k, line in enumerate(curves):
         assert np.array_equal(line.get_ydata(), data["h"][k])
@@ -114,7 +115,7 @@ def test_response_draws_its_data():
 
 def test_normalized_variance_draws_its_data():
     ax = plotting.plot_normalized_variance(eps_values=(0.1,))
-    data = figures.normalized_variance_data((0.1,))
+    data = figures.normalized_variance_data(eps_values=(0.1,))
     (curve,) = labelled(ax).values()
     assert np.array_equal(curve.get_xdata(), data["q"])
     assert np.array_equal(curve.get_ydata(), data["mean_square"][0])
@@ -124,7 +125,7 @@ def test_normalized_variance_draws_its_data():
 
 def test_jacobian_eigenvalues_draw_their_data():
     ax = plotting.plot_jacobian_eigenvalues(eps=0.1, d=4)
-    data = figures.jacobian_eigenvalue_data(0.1, 4)
+    data = figures.jacobian_eigenvalues_data(eps=0.1, d=4)
     tan, rad, zero, dots, bound = ax.lines
     assert np.array_equal(tan.get_ydata(), data["tangential"])
     assert np.array_equal(rad.get_ydata(), data["radial"])
@@ -135,7 +136,7 @@ def test_jacobian_eigenvalues_draw_their_data():
 
 def test_operator_norm_draws_its_data():
     ax = plotting.plot_operator_norm(eps=0.1, dims=(2, 3))
-    data = figures.operator_norm_data(0.1, (2, 3))
+    data = figures.operator_norm_data(eps=0.1, dims=(2, 3))
     two, three, bound = ax.lines
     assert np.array_equal(two.get_ydata(), data["norm"][0])
     assert np.array_equal(three.get_ydata(), data["norm"][1])
@@ -153,7 +154,7 @@ def test_amplification_draws_its_data():
 
 def test_shift_geometry_draws_its_data():
     ax = plotting.plot_shift_geometry(z=(2.0, 0.5), shifts=(-1.0, 0.0, 3.0))
-    data = figures.shift_geometry_data((2.0, 0.5), (-1.0, 0.0, 3.0))
+    data = figures.shift_geometry_data(z=(2.0, 0.5), shifts=(-1.0, 0.0, 3.0))
     segments = [line for line in ax.lines if line.get_linestyle() == "--"]
     assert len(segments) == 3
     for seg, p in zip(segments, data["shifted"]):
@@ -174,7 +175,7 @@ def test_weighted_projection_draws_its_data():
 
 def test_record_audit_draws_its_data():
     top, bottom = plotting.plot_record_audit(shape=(2, 4, 6), record=(1, 2))
-    data = figures.record_audit_data((2, 4, 6), (1, 2))
+    data = figures.record_audit_data(shape=(2, 4, 6), record=(1, 2))
     assert np.array_equal(np.asarray(top.images[0].get_array()), data["layer_norm"])
     assert np.array_equal(np.asarray(bottom.images[0].get_array()), data["wrong_axis"])
 
@@ -190,17 +191,17 @@ def test_gain_effect_draws_its_data():
 def test_bias_shift_draws_its_data():
     axes = plotting.plot_bias_shift()
     data = figures.bias_shift_data()
-    assert len(axes) == len(data) == 2
-    for ax, panel in zip(axes, data):
+    assert len(axes) == len(data["z"]) == 2
+    for k, ax in enumerate(axes):
         for bars, key in zip(ax.containers, ("u", "scaled", "y")):
-            assert [b.get_height() for b in bars] == panel[key].tolist()
+            assert [b.get_height() for b in bars] == data[key][k].tolist()
         (mean,) = [line for line in ax.lines if line.get_linestyle() == "--"]
-        assert mean.get_ydata()[0] == panel["y_mean"]
+        assert mean.get_ydata()[0] == data["y_mean"][k]
 
 
 def test_core_bound_draws_its_data():
-    ax = plotting.plot_core_bound(dims=(2, 4, 8), n_records=20)
-    data = figures.core_bound_data((2, 4, 8), 20)
+    ax = plotting.plot_core_bound(dims=(2, 4, 8), n=20)
+    data = figures.core_bound_data(dims=(2, 4, 8), n=20)
     dots = [line for line in ax.lines if line.get_marker() == "."]
     for line, largest in zip(dots, data["largest"]):
         assert np.array_equal(line.get_ydata(), largest)
@@ -223,19 +224,19 @@ def test_offset_error_draws_its_data():
 
 def test_eps_placement_draws_its_data():
     keys = ("keras", "bert")
-    ax = plotting.plot_eps_placement(keys=keys)
-    data = figures.eps_placement_data(keys=keys)
+    ax = plotting.plot_eps_placement(conventions=keys)
+    data = figures.eps_placement_data(conventions=keys)
     curves = [line for line in ax.lines if line.get_linestyle() == "-"]
     assert len(curves) == 2
     for line, rms in zip(curves, data["rms"]):
         assert np.array_equal(line.get_ydata(), rms)
     legend = plotting_legend_texts(ax)
-    assert all(lnbook.CONVENTIONS[k].label in t for k, t in zip(keys, legend))
+    assert all(lnbook.frameworks.CONVENTIONS[k].label in t for k, t in zip(keys, legend))
 
 
 def test_benchmark_ratios_draw_their_data():
     ax = plotting.plot_benchmark_ratios(RESULTS)
-    data = figures.benchmark_ratio_data(RESULTS)
+    data = figures.benchmark_ratios_data(RESULTS)
     dots = [line for line in ax.lines if line.get_marker() == "o"]
     for line, rounds in zip(dots, data["rounds"]):
         assert np.array_equal(line.get_xdata(), rounds)
@@ -246,9 +247,9 @@ def test_benchmark_ratios_draw_their_data():
 
 
 def test_placement_gradients_draw_their_data():
-    kw = {"depths": (2, 4, 8), "d": 8, "seeds": (0, 1), "profile_depth": 4, "eps": 1e-5}
+    kw = {"depths": (2, 4, 8), "d": 8, "seeds": (0, 1), "L": 4, "eps": 1e-5}
     top, bottom = plotting.plot_placement_gradients(**kw)
-    data = figures.placement_gradient_data(**kw)
+    data = figures.placement_gradients_data(**kw)
     assert top.figure is bottom.figure
     assert len(top.lines) == 2 and len(bottom.lines) == 3
     for k, label in enumerate(data["labels"]):
@@ -266,7 +267,7 @@ def test_placement_gradients_draw_their_data():
 
 def test_geometry_picture_draws_its_data():
     top, bottom = plotting.plot_geometry_picture(eps=1.0, eps_values=(0.1, 1.0))
-    data = figures.geometry_picture_data(None, 1.0, (0.1, 1.0))
+    data = figures.geometry_picture_data(z=None, eps=1.0, eps_values=(0.1, 1.0))
     v, u_eps, u_0 = (np.asarray(c.get_offsets()) for c in top.collections)
     assert np.array_equal(v, data["v"]) and v.shape == (12, 2)  # geometry.ipynb asserts 12
     assert np.array_equal(u_eps, data["u_eps"]) and np.array_equal(u_0, data["u_0"])
@@ -294,7 +295,7 @@ def plotting_legend_texts(ax):
 def test_draws_on_given_axes():
     """With ax (or axes) given, the function draws there and returns them; legend beside."""
     fig, ax = plt.subplots()
-    assert plotting.plot_core_bound(dims=(2, 4), n_records=5, ax=ax) is ax
+    assert plotting.plot_core_bound(dims=(2, 4), n=5, ax=ax) is ax
     assert ax.get_legend() is not None
     fig, (a, b) = plt.subplots(2)
     assert plotting.plot_response(axes=(a, b)) == (a, b)
@@ -378,10 +379,123 @@ def test_style_is_one_dict_and_leaves_global_state_alone():
     assert "#F0E442" not in plotting.PALETTE  # Okabe-Ito yellow, too pale on white
 
 
-def test_axes_helper_for_older_plot_functions():
-    """_axes, which plot functions written before the style call, stacks new panels."""
-    top, bottom = plotting._axes(None, 2, width=9.6)
-    assert isinstance(top.figure, plotting.BookFigure) and top.figure is bottom.figure
-    assert top.get_position().y0 > bottom.get_position().y1
-    _, ax = plt.subplots()
-    assert plotting._axes(ax) is ax
+# --- drawing given data (rule 4 of book/api.md) --------------------------------------------
+
+# parameters of each figure, small enough to draw twice
+SMALL = {
+    "response": {"eps_values": (0.1, 1.0), "t": [-1.0, 0.0, 2.0]},
+    "normalized_variance": {"eps_values": (0.1,), "d": 4},
+    "jacobian_eigenvalues": {"eps": 0.3, "d": 3},
+    "operator_norm": {"eps": 0.3, "dims": (2, 4)},
+    "amplification": {"z": (1.0, 2.0), "delta": (1e-2, 0.0)},
+    "shift_geometry": {"z": (1.0, 0.0), "shifts": (0.0, 1.0)},
+    "weighted_projection": {"a": (0.5, 0.5), "z": (1.0, 3.0)},
+    "record_audit": {"shape": (2, 3, 4), "record": (0, 1)},
+    "gain_effect": {"z": (1.0, 2.0, 4.0), "gamma": (1.0, -1.0, 0.5), "eps": 0.1},
+    "bias_shift": {"z": ((1.0, 2.0, 3.0),), "gamma": (1.0, 1.0, 2.0), "beta": (0.0, 1.0, 0.0)},
+    "core_bound": {"dims": (2, 3), "n": 4, "seed": 1},
+    "offset_error": {"offsets": OFFSETS, "errors": ERRORS, "max_ticks": 4},
+    "eps_placement": {"z": (1.0, 3.0, 4.0), "conventions": ("pytorch", "annotated")},
+    "benchmark_ratios": {"results": RESULTS},
+    "placement_gradients": {"depths": (1, 2), "d": 4, "seeds": (0,), "L": 2},
+    "geometry_picture": {"z": [[1.0, 2.0, 4.0], [0.0, 1.0, -1.0]], "eps": 0.5,
+                         "eps_values": (0.5,)},
+}
+
+
+def drawn(axes):
+    """What a figure shows, artist by artist: lines, points, bars, images, texts."""
+    axes = [axes] if isinstance(axes, Axes) else list(axes)
+    out = []
+    for ax in axes:
+        out.append([ax.get_title(loc="left"), ax.get_xlabel(), ax.get_ylabel()])
+        out += [np.asarray(line.get_xydata()).tolist() for line in ax.lines]
+        out += [np.asarray(c.get_offsets()).tolist() for c in ax.collections]
+        out += [[bar.get_height() for bar in c] for c in ax.containers]
+        out += [np.asarray(im.get_array()).tolist() for im in ax.images]
+        out += [t.get_text() for t in ax.texts]
+    return out
+
+
+def test_small_parameters_cover_every_figure():
+    assert set(SMALL) == {n.removeprefix("plot_") for n in plotting.__all__
+                          if n.startswith("plot_")}
+
+
+@pytest.mark.parametrize("name", sorted(SMALL))
+def test_plot_draws_the_data_it_is_given(name):
+    """plot_X(data=X_data(**p)) draws exactly what plot_X(**p) draws. The parameters p are not
+    X_data's defaults (or X_data has required ones), so a plot that recomputed its data from
+    its own defaults instead of drawing the given dict would fail."""
+    plot, data_fn = getattr(plotting, f"plot_{name}"), getattr(figures, f"{name}_data")
+    kwargs = SMALL[name]
+    defaults = {k: p.default for k, p in inspect.signature(data_fn).parameters.items()}
+    assert any(defaults[k] is inspect.Parameter.empty or repr(defaults[k]) != repr(v)
+               for k, v in kwargs.items())
+    assert drawn(plot(**kwargs)) == drawn(plot(data=data_fn(**kwargs)))
+
+
+@pytest.mark.parametrize("name", sorted(SMALL))
+def test_data_with_parameters_is_a_type_error(name):
+    """Given data, a parameter of X_data besides is refused with a TypeError naming both."""
+    plot, data_fn = getattr(plotting, f"plot_{name}"), getattr(figures, f"{name}_data")
+    kwargs = SMALL[name]
+    first = next(iter(kwargs))
+    with pytest.raises(TypeError, match=rf"plot_{name}: pass either data or the parameters of "
+                                        rf"figures\.{name}_data, not both; got data and {first}"):
+        plot(data=data_fn(**kwargs), **{first: kwargs[first]})
+
+
+def test_bad_data_and_axes_are_refused():
+    """data must be X_data's dict, ax one Axes, axes a sequence of the figure's panels."""
+    with pytest.raises(TypeError, match=r"plot_core_bound: data must be the dict"):
+        plotting.plot_core_bound(data=[1, 2])
+    with pytest.raises(ValueError, match=r"plot_core_bound: data lacks the entry 'dims'"):
+        plotting.plot_core_bound(data={})
+    with pytest.raises(TypeError, match=r"plot_core_bound: ax must be a matplotlib Axes; got int"):
+        plotting.plot_core_bound(ax=3)
+    with pytest.raises(TypeError, match=r"plot_response: axes must be a sequence"):
+        plotting.plot_response(axes=plt.subplots()[1])
+    with pytest.raises(ValueError, match=r"axes must hold 2 matplotlib Axes for this figure"):
+        plotting.plot_response(axes=plt.subplots(3)[1])
+    with pytest.raises(TypeError, match=r"plot_response: .*positional"):
+        plotting.plot_response((0.1,))
+
+
+# --- the contract of every plot function (book/api.md, "Exceptions") ------------------------
+
+
+@pytest.mark.parametrize("name", sorted(SMALL))
+def test_contract_of_every_plot_function(name):
+    """Under np.errstate(all="raise"), with one argument replaced by a hostile value of its kind
+    (the pools of tests/test_contract.py; also for data, ax and axes), plot_X returns its Axes
+    or raises a TypeError/ValueError naming one of its parameters."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+    from test_contract import HOSTILE, kind_of, names_a_parameter
+
+    plot = getattr(plotting, f"plot_{name}")
+    params = list(inspect.signature(plot).parameters)
+    pools = {p: HOSTILE[kind_of(p)] for p in params if p not in ("data", "ax", "axes")}
+    pools["data"] = [[], "data", {"x": 1}, 3]
+    pools["ax"] = pools["axes"] = [3, "ax", [None], plt.subplots(3)[1]]
+
+    @settings(max_examples=4, deadline=None, database=None, derandomize=True)
+    @given(st.sampled_from([p for p in params if p in pools]), st.data())
+    def run(argument, data):
+        kwargs = dict(SMALL[name])
+        kwargs[argument] = data.draw(st.sampled_from(pools[argument]))
+        if argument == "data":
+            kwargs = {"data": kwargs["data"]}
+        try:
+            with np.errstate(all="raise"):
+                drawn_on = plot(**kwargs)
+        except (TypeError, ValueError) as exc:
+            assert names_a_parameter(str(exc), params), exc
+            return
+        finally:
+            plt.close("all")
+        panels = drawn_on if isinstance(drawn_on, tuple) else (drawn_on,)
+        assert all(isinstance(ax, Axes) for ax in panels)
+
+    run()

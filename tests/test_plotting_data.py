@@ -53,7 +53,7 @@ def test_decade_ticks_are_few_powers_of_ten():
     assert figures.decade_ticks(1.0, 1e12).tolist() == [1.0, 1e3, 1e6, 1e9, 1e12]
     assert figures.decade_ticks(1e-3, 1e2).tolist() == [1e-3, 1e-2, 1e-1, 1.0, 1e1, 1e2]
     for hi in (1e3, 1e9, 1e17, 1e40):
-        ticks = figures.decade_ticks(1.0, hi, 6, zero=True)
+        ticks = figures.decade_ticks(1.0, hi, max_ticks=6, zero=True)
         step = np.log10(ticks[2] / ticks[1])  # decades between labels
         assert ticks[0] == 0 and ticks[1] == 1 and len(ticks) <= 6
         assert step == round(step) and np.log10(hi / ticks[-1]) < step
@@ -62,7 +62,7 @@ def test_decade_ticks_are_few_powers_of_ten():
 def test_response_data_closed_forms():
     """h_eps(t) = t / sqrt(2 t^2/3 + eps); slope by central differences; peak eps^{-1/2}."""
     eps_values = (0.01, 0.1, 1.0)
-    data = figures.response_data(eps_values)
+    data = figures.response_data(eps_values=eps_values)
     t = data["t"]
     assert t[0] == -3 and t[-1] == 3 and t.size == 601
     for k, eps in enumerate(eps_values):
@@ -76,13 +76,14 @@ def test_response_data_closed_forms():
     assert np.allclose(data["peak"], [10.0, 10 ** 0.5, 1.0], rtol=1e-15)
     assert data["limit"] == math.sqrt(1.5)
     # by hand: eps = 1, t = 3 gives 3 / sqrt(6 + 1)
-    assert math.isclose(figures.response_data((1.0,), [3.0])["h"][0, 0], 3 / math.sqrt(7),
+    assert math.isclose(figures.response_data(eps_values=(1.0,), t=[3.0])["h"][0, 0],
+                        3 / math.sqrt(7),
                         rel_tol=1e-15)
 
 
 def test_normalized_variance_data_closed_form():
     """(1/d) sum u_i^2 = q / (q + eps), one half at q = eps."""
-    data = figures.normalized_variance_data((0.01, 1.0))
+    data = figures.normalized_variance_data(eps_values=(0.01, 1.0))
     q = data["q"]
     for k, eps in enumerate((0.01, 1.0)):
         assert np.allclose(data["mean_square"][k], q / (q + eps), rtol=1e-13)
@@ -94,7 +95,7 @@ def test_normalized_variance_data_closed_form():
 def test_jacobian_eigenvalue_data_against_finite_differences():
     """Closed forms (q+eps)^{-1/2}, eps/(q+eps)^{3/2}, 0; samples match a central-difference J."""
     eps, d = 0.1, 4
-    data = figures.jacobian_eigenvalue_data(eps, d)
+    data = figures.jacobian_eigenvalues_data(eps=eps, d=d)
     q = data["q"]
     assert np.allclose(data["tangential"], (q + eps) ** -0.5, rtol=1e-13)
     assert np.allclose(data["radial"], eps / (q + eps) ** 1.5, rtol=1e-12)
@@ -110,7 +111,7 @@ def test_jacobian_eigenvalue_data_against_finite_differences():
 def test_operator_norm_data_against_finite_differences():
     """d = 2 follows the radial eigenvalue, d = 3 the tangential one; below eps^{-1/2}."""
     eps = 0.1
-    data = figures.operator_norm_data(eps, (2, 3))
+    data = figures.operator_norm_data(eps=eps, dims=(2, 3))
     q = data["q"]
     assert np.allclose(data["norm"][0], eps / (q + eps) ** 1.5, rtol=1e-12)
     assert np.allclose(data["norm"][1], (q + eps) ** -0.5, rtol=1e-12)
@@ -133,7 +134,7 @@ def test_amplification_data_by_hand():
 
 def test_shift_geometry_data_by_hand():
     """z = (2, 0.5): P z = (0.75, -0.75), the same for every shift."""
-    data = figures.shift_geometry_data((2.0, 0.5), (-1.0, 0.0, 3.0))
+    data = figures.shift_geometry_data(z=(2.0, 0.5), shifts=(-1.0, 0.0, 3.0))
     assert data["Pz"].tolist() == [0.75, -0.75]
     assert data["shifted"].tolist() == [[1.0, -0.5], [2.0, 0.5], [5.0, 3.5]]
     for p in data["shifted"]:
@@ -142,7 +143,7 @@ def test_shift_geometry_data_by_hand():
 
 def test_weighted_projection_data_by_hand():
     """z = (4,2), a = (1/4,3/4): a^T z = 5/2, P_a z = z - 5/2 1 = (1.5,-0.5); orthogonal (3,-1)."""
-    data = figures.weighted_projection_data((0.25, 0.75), (4.0, 2.0))
+    data = figures.weighted_projection_data(a=(0.25, 0.75), z=(4.0, 2.0))
     assert np.allclose(data["oblique"], (1.5, -0.5), rtol=0, atol=1e-15)
     assert np.allclose(data["orthogonal"], (3.0, -1.0), rtol=0, atol=1e-15)
     a = np.array([0.25, 0.75])
@@ -151,7 +152,7 @@ def test_weighted_projection_data_by_hand():
 
 def test_record_audit_data_by_hand():
     """Only the changed record moves under layer_norm; its whole row under the wrong axis."""
-    data = figures.record_audit_data((2, 4, 6), (1, 2))
+    data = figures.record_audit_data(shape=(2, 4, 6), record=(1, 2))
     expected = np.zeros((2, 4), bool)
     expected[1, 2] = True
     assert np.array_equal(data["layer_norm"], expected)
@@ -160,12 +161,12 @@ def test_record_audit_data_by_hand():
 
 def test_gain_effect_data_worked_example_and_random():
     """z = (1,1,-2), eps = 2: v = (1,1,-2), q = 2, s = 2, u = (1/2,1/2,-1); gamma u = (1,0,1)."""
-    data = figures.gain_effect_data((1.0, 1.0, -2.0), (2.0, 0.0, -1.0), 2.0)
+    data = figures.gain_effect_data(z=(1.0, 1.0, -2.0), gamma=(2.0, 0.0, -1.0), eps=2.0)
     assert data["u"].tolist() == [0.5, 0.5, -1.0]
     assert data["y"].tolist() == [1.0, 0.0, 1.0]
     rng = np.random.default_rng(7)
     z, gamma = rng.normal(size=5), rng.normal(size=5)
-    data = figures.gain_effect_data(z, gamma, 0.1)
+    data = figures.gain_effect_data(z=z, gamma=gamma, eps=0.1)
     assert np.allclose(data["u"], plain_core(z, 0.1), rtol=1e-13)
     assert np.allclose(data["y"], gamma * plain_core(z, 0.1), rtol=1e-13)
 
@@ -173,19 +174,21 @@ def test_gain_effect_data_worked_example_and_random():
 def test_bias_shift_data():
     """(3,3,3): u = 0 and y = beta, mean 2/3; (2,3,4): y = gamma u + beta with plain numpy."""
     gamma, beta = np.array([2.0, 0.5, -1.0]), np.array([1.0, -1.0, 2.0])
-    flat, ramp = figures.bias_shift_data(((3.0, 3.0, 3.0), (2.0, 3.0, 4.0)), gamma, beta, 1e-5)
-    assert not flat["u"].any() and not flat["scaled"].any()
-    assert flat["y"].tolist() == beta.tolist() and math.isclose(flat["y_mean"], 2 / 3)
+    data = figures.bias_shift_data(z=((3.0, 3.0, 3.0), (2.0, 3.0, 4.0)), gamma=gamma,
+                                   beta=beta, eps=1e-5)
+    assert not data["u"][0].any() and not data["scaled"][0].any()
+    assert data["y"][0].tolist() == beta.tolist() and math.isclose(data["y_mean"][0], 2 / 3)
     u = plain_core([2.0, 3.0, 4.0], 1e-5)
-    assert np.allclose(ramp["u"], u, rtol=1e-14, atol=1e-15)
-    assert np.allclose(ramp["scaled"], gamma * u, rtol=1e-14, atol=1e-15)
-    assert np.allclose(ramp["y"], gamma * u + beta, rtol=1e-14)
+    assert np.allclose(data["u"][1], u, rtol=1e-14, atol=1e-15)
+    assert np.allclose(data["scaled"][1], gamma * u, rtol=1e-14, atol=1e-15)
+    assert np.allclose(data["y"][1], gamma * u + beta, rtol=1e-14)
+    assert np.allclose(data["y_mean"][1], np.mean(gamma * u + beta), rtol=1e-14)
 
 
 def test_core_bound_data():
     """The extreme records attain sqrt(d - 1); seeded Cauchy records stay below it."""
     dims = (2, 3, 4, 8, 16)
-    data = figures.core_bound_data(dims, 50, 3)
+    data = figures.core_bound_data(dims=dims, n=50, seed=3)
     assert np.allclose(data["extreme"], np.sqrt(np.array(dims) - 1.0), rtol=1e-13)
     assert np.allclose(data["bound"], np.sqrt(data["grid"] - 1), rtol=1e-15)
     assert data["grid"][0] == 2 and data["grid"][-1] == 16
@@ -205,7 +208,7 @@ def test_offset_error_data_and_the_errors_recomputed_by_hand():
     assert np.array_equal(data["guide"], offsets)
 
     x = np.random.default_rng(4).standard_normal((3, 6))
-    err = lnbook.offset_errors(np.array([1.0, 1e8]), plain_core, spread=2.0, d=6, n=3, seed=4)
+    err = lnbook.fp.offset_errors(np.array([1.0, 1e8]), f=plain_core, sigma=2.0, d=6, n=3, seed=4)
     for r, e in zip((1.0, 1e8), err):
         z = 2.0 * (r + x)
         exact = lnbook.exact_core(z)
@@ -219,8 +222,8 @@ def test_offset_error_data_and_the_errors_recomputed_by_hand():
 def test_eps_placement_data_closed_forms(key):
     """RMS of the output on alpha z: sqrt(q/(q+eps)) inside; sigma/(sigma sqrt(d/(d-ddof)) + eps)
     outside, with q = sigma^2 the variance of the scaled record."""
-    data = figures.eps_placement_data((1.0, 2.0, 3.0, 4.0), (key,))
-    c, sigma, rms, d = lnbook.CONVENTIONS[key], data["sigma"], data["rms"][0], data["d"]
+    data = figures.eps_placement_data(z=(1.0, 2.0, 3.0, 4.0), conventions=(key,))
+    c, sigma, rms, d = lnbook.frameworks.CONVENTIONS[key], data["sigma"], data["rms"][0], data["d"]
     if c.eps_inside:
         expected = np.sqrt(sigma**2 / (sigma**2 + c.eps))
     else:
@@ -240,7 +243,7 @@ def test_benchmark_ratio_data_by_hand():
                                  race("x2", [0.8, 0.75, 0.9], "<=", 0.7)],
                            "y": race("y", [90.0, 120.0, 200.0], ">=", 100.0),
                            "accuracy": {"name": "acc", "worst": {"lnbook": 1.0}}}}
-    data = figures.benchmark_ratio_data(results)
+    data = figures.benchmark_ratios_data(results)
     assert data["names"] == ["x1", "x2", "y"]
     assert data["median"].tolist() == [0.6, 0.8, 120.0]
     assert data["met"] == [True, False, True]
@@ -251,15 +254,14 @@ def test_placement_gradient_data_against_central_differences():
     """||dl/dW2||_F recomputed from the loss l = sum(C ⊙ y) by central differences in W2.
 
     One seed, d = 3, stacks of depth 1 and 2: every entry of dl/dW2 is
-    (l(W2 + tau E) - l(W2 - tau E)) / (2 tau), with the forward pass of lnbook.residual only
+    (l(W2 + tau E) - l(W2 - tau E)) / (2 tau), with the forward pass of lnbook.transformer only
     (no backward pass), and the norm is summed by math.fsum.
     """
     d, T, eps, tau = 3, 8, 1e-5, 1e-6
-    data = figures.placement_gradient_data(depths=(1, 2), d=d, seeds=(5,), profile_depth=2,
-                                           eps=eps)
+    data = figures.placement_gradients_data(depths=(1, 2), d=d, seeds=(5,), L=2, eps=eps)
 
     def fd_norms(L, placement):
-        blocks = lnbook.init_blocks(L, d, seed=5)
+        blocks = lnbook.transformer.init_blocks(L, d, seed=5)
         x = np.random.default_rng(6).normal(size=(T, d))
         C = np.random.default_rng(7).normal(size=(T, d))
         norms = []
@@ -271,7 +273,7 @@ def test_placement_gradient_data_against_central_differences():
                 values = []
                 for step in (tau, -tau):
                     W2[idx] = old + step
-                    y = lnbook.residual_forward(x, blocks, placement=placement, eps=eps)
+                    y = lnbook.transformer.residual_forward(x, blocks, placement=placement, eps=eps)
                     values.append(math.fsum((C * y).ravel()))
                 W2[idx] = old
                 grad[idx] = (values[0] - values[1]) / (2 * tau)
@@ -288,9 +290,9 @@ def test_placement_gradient_data_against_central_differences():
 def test_placement_gradient_data_averages_seeds_and_guide_by_hand():
     """The mean over two seeds is the mean of the two one-seed norms; the guide halves from
     L = 1 to L = 4 and starts at Pre-LN's first value."""
-    kw = {"depths": (1, 4), "d": 4, "profile_depth": 3}
-    both = figures.placement_gradient_data(seeds=(0, 1), **kw)
-    one = [figures.placement_gradient_data(seeds=(s,), **kw) for s in (0, 1)]
+    kw = {"depths": (1, 4), "d": 4, "L": 3}
+    both = figures.placement_gradients_data(seeds=(0, 1), **kw)
+    one = [figures.placement_gradients_data(seeds=(s,), **kw) for s in (0, 1)]
     for key in ("profile", "last"):
         assert np.allclose(both[key], (one[0][key] + one[1][key]) / 2, rtol=1e-14)
     assert both["guide"][0] == both["last"][0, 0]
@@ -298,21 +300,20 @@ def test_placement_gradient_data_averages_seeds_and_guide_by_hand():
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    ({"depths": ()}, "depths must be a non-empty sequence of positive integers"),
-    ({"depths": (0, 2)}, "depths must be a non-empty sequence of positive integers"),
-    ({"depths": (2.5,)}, "depths must be a non-empty sequence of positive integers"),
-    ({"seeds": ()}, "seeds must hold at least one seed"),
+    ({"depths": ()}, r"depths must hold at least one integer"),
+    ({"depths": (0, 2)}, r"depths\[0\] must be at least 1"),
+    ({"seeds": ()}, r"seeds must hold at least one integer"),
 ])
 def test_placement_gradient_data_errors(kwargs, message):
     with pytest.raises(ValueError, match=message):
-        figures.placement_gradient_data(d=4, profile_depth=2, **kwargs)
+        figures.placement_gradients_data(d=4, L=2, **kwargs)
 
 
 def test_geometry_picture_data_by_hand():
     """z = (1, 2, 3): v = (-1, 0, 1), q = 2/3; with b_1 = (1, -1, 0)/sqrt 2 and
     b_2 = (1, 1, -2)/sqrt 6 its plane coordinates are (-1/sqrt 2, -3/sqrt 6); u_0 = v/sqrt(2/3)
     and, with eps = 2/3, u_eps = v/sqrt(4/3)."""
-    data = figures.geometry_picture_data([[1.0, 2.0, 3.0]], eps=2 / 3, eps_values=(1.0,))
+    data = figures.geometry_picture_data(z=[[1.0, 2.0, 3.0]], eps=2 / 3, eps_values=(1.0,))
     v = np.array([-(2**-0.5), -3 * 6**-0.5])
     assert np.allclose(data["v"], [v], rtol=1e-15, atol=0)
     assert np.allclose(data["u_0"], [v * 1.5**0.5], rtol=1e-14, atol=0)
@@ -351,4 +352,4 @@ def test_geometry_picture_data_against_plain_numpy():
 
 def test_geometry_picture_data_errors():
     with pytest.raises(ValueError, match=r"d = 3 features, shape \(n, 3\); got \(2, 4\)"):
-        figures.geometry_picture_data(np.ones((2, 4)))
+        figures.geometry_picture_data(z=np.ones((2, 4)))

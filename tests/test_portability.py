@@ -3,9 +3,9 @@
 The stored outputs were made on one machine. A reader's machine picks a different OpenBLAS
 kernel (``OPENBLAS_CORETYPE``, chosen from the CPU at load time) and a different numpy SIMD
 level (numpy's runtime dispatch, limited by ``NPY_DISABLE_CPU_FEATURES``). Each variant below
-re-runs every chapter under nbval in a subprocess whose environment is the caller's minus every
-``OPENBLAS_*`` and ``NPY_*`` variable, plus the variant's own. Each variant emulates one real
-CPU generation in both libraries at once:
+re-runs every chapter (``tools/execute.py``) in a subprocess whose environment is the caller's
+minus every ``OPENBLAS_*`` and ``NPY_*`` variable, plus the variant's own. Each variant emulates
+one real CPU generation in both libraries at once:
 
 ============  =====================  ==================================================
 variant       OpenBLAS kernel        numpy dispatch targets switched off
@@ -23,10 +23,20 @@ know, such as the pre-2.4 ``AVX2`` or ``AVX512F``. So every kernel the variant s
 from an IPython startup file, which dispatch targets are enabled and which OpenBLAS kernel is
 loaded; the test asserts that the intended ones are really off and the intended kernel is on.
 
-Variants run two at a time (``LNBOOK_PORTABILITY_JOBS``). The variant that equals this
-machine's default code path is skipped: the book tier's plain nbval run (no variable set)
-already runs it. Select this tier with
-``pytest -m portability tests/test_portability.py``; deselect it with ``-m "not portability"``.
+numpy 2.4's names are checked against the running numpy below. The kernel table OpenBLAS
+loads is read with threadpoolctl (``architecture``: OpenBLAS's own core name).
+
+Every chapter runs once per configuration (``tests/chapters.py``: one execution by
+``tools/execute.py``, read by every check). A configuration is what the kernels really run:
+the kernel table OpenBLAS reports and the numpy targets switched off. OpenBLAS names a table by
+comparing its pointer with its tables (``openblas_get_corename``), so two variants that report
+the same table with the same targets off run the same code with the same parameters: this
+OpenBLAS has no Zen table of its own and runs "Zen" on its Haswell table, so the zen variant
+checks, by a probe started with ``OPENBLAS_CORETYPE=Zen``, that it loads that table, and reads
+the haswell variant's run. The variant equal to this machine's default code path is skipped:
+the book tier's own run (tests/test_notebooks.py, no variable set) already covers it. Select
+this tier with ``pytest -m portability tests/test_portability.py``; deselect it with
+``-m "not portability"``.
 """
 
 from __future__ import annotations
@@ -35,17 +45,14 @@ import functools
 import json
 import os
 import pathlib
-import re
 import subprocess
 import sys
 import tempfile
-import threading
-from concurrent.futures import Future, ThreadPoolExecutor
 
 import pytest
+from chapters import CHAPTERS, cell_difference, code_cells, stored_code_cells
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-CHAPTERS = sorted((ROOT / "book").glob("*.ipynb"))
 DISPATCH_TARGETS = ("X86_V3", "X86_V4", "AVX512_ICL", "AVX512_SPR")
 NO_AVX512 = ("X86_V4", "AVX512_ICL", "AVX512_SPR")
 ONLY_BASELINE = ("X86_V3", "X86_V4", "AVX512_ICL", "AVX512_SPR")
@@ -64,52 +71,72 @@ VARIANTS: dict[str, tuple[str, tuple[str, ...], str]] = {
 
 pytestmark = [pytest.mark.portability, pytest.mark.book]
 
-# Run at the start of every kernel of a variant: record what the kernel really uses.
+# Run at the start of every kernel of a variant (and by the probe): record what it really uses.
 PROBE = r"""
-import ctypes, glob, json, os
+import json, os
 import numpy
 from numpy._core import _multiarray_umath as _mu
-
-def _lnbook_openblas_core():
-    libs = glob.glob(os.path.join(os.path.dirname(numpy.__file__), os.pardir, "numpy.libs",
-                                  "libscipy_openblas*.so"))
-    for lib in libs:
-        dll = ctypes.CDLL(lib)
-        for name in ("scipy_openblas_get_corename64_", "scipy_openblas_get_corename",
-                     "openblas_get_corename64_", "openblas_get_corename"):
-            f = getattr(dll, name, None)
-            if f is not None:
-                f.restype = ctypes.c_char_p
-                return f().decode()
-    return None
+from threadpoolctl import threadpool_info as _pools
 
 with open(os.environ["LNBOOK_PORTABILITY_PROBE"], "a") as _f:
     _f.write(json.dumps({
         "features": {k: bool(_mu.__cpu_features__.get(k)) for k in _mu.__cpu_dispatch__},
         "dispatch": list(_mu.__cpu_dispatch__),
-        "openblas": _lnbook_openblas_core(),
+        "openblas": next((p.get("architecture") for p in _pools()
+                          if p.get("internal_api") == "openblas"), None),
     }) + "\n")
-del _f, _lnbook_openblas_core, _mu
+del _f, _pools, _mu
 """
+
+
+def base_environment() -> dict[str, str]:
+    """The caller's environment without any OPENBLAS_* or NPY_* variable."""
+    return {k: v for k, v in os.environ.items() if not k.startswith(("OPENBLAS_", "NPY_"))}
+
+
+def probe(env: dict[str, str]) -> dict:
+    """What a python started with ``env`` loads: numpy's enabled targets, OpenBLAS's table."""
+    with tempfile.TemporaryDirectory() as tmp:
+        env = dict(env, LNBOOK_PORTABILITY_PROBE=str(pathlib.Path(tmp) / "probe.jsonl"))
+        subprocess.run([sys.executable, "-c", PROBE], env=env, check=True, timeout=120)
+        return json.loads((pathlib.Path(tmp) / "probe.jsonl").read_text())
+
+
+def variant_variables(name: str) -> dict[str, str]:
+    coretype, disabled, _ = VARIANTS[name]
+    variables = {"OPENBLAS_CORETYPE": coretype}
+    if disabled:
+        variables["NPY_DISABLE_CPU_FEATURES"] = " ".join(disabled)
+    return variables
 
 
 @functools.cache
 def default_openblas_kernel() -> str:
     """The OpenBLAS kernel this machine loads when no variable chooses one."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENBLAS_", "NPY_"))}
-    with tempfile.TemporaryDirectory() as tmp:
-        env["LNBOOK_PORTABILITY_PROBE"] = str(pathlib.Path(tmp) / "probe.jsonl")
-        subprocess.run([sys.executable, "-c", PROBE], env=env, check=True, timeout=120)
-        return json.loads((pathlib.Path(tmp) / "probe.jsonl").read_text())["openblas"]
+    return probe(base_environment())["openblas"]
+
+
+@functools.cache
+def variant_probe(name: str) -> dict:
+    """What a python started under the variant's variables loads."""
+    return probe({**base_environment(), **variant_variables(name)})
+
+
+def configuration(name: str) -> str:
+    """The run a variant reads: that of the variant with the same reported table and targets
+    off whose OPENBLAS_CORETYPE names the table (haswell's for zen), else the first such."""
+    _, disabled, _ = VARIANTS[name]
+    key = (variant_probe(name)["openblas"], disabled)
+    same = [other for other in VARIANTS
+            if (variant_probe(other)["openblas"], VARIANTS[other][1]) == key]
+    owner = next((other for other in same if VARIANTS[other][0] == key[0]), same[0])
+    return f"portability-{owner}"
 
 
 def variant_environment(name: str, home: pathlib.Path) -> dict[str, str]:
-    """The caller's environment without OPENBLAS_*/NPY_* variables, plus the variant's."""
-    coretype, disabled, _ = VARIANTS[name]
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENBLAS_", "NPY_"))}
-    env["OPENBLAS_CORETYPE"] = coretype
-    if disabled:
-        env["NPY_DISABLE_CPU_FEATURES"] = " ".join(disabled)
+    """The caller's environment without OPENBLAS_*/NPY_* variables, plus the variant's, and
+    the probe every kernel runs at its start."""
+    env = {**base_environment(), **variant_variables(name)}
     startup = home / "ipython" / "profile_default" / "startup"
     startup.mkdir(parents=True)
     (startup / "00-lnbook-portability-probe.py").write_text(PROBE)
@@ -117,24 +144,6 @@ def variant_environment(name: str, home: pathlib.Path) -> dict[str, str]:
     env["LNBOOK_PORTABILITY_PROBE"] = str(home / "probe.jsonl")
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
     return env
-
-
-def run_variant(name: str) -> dict:
-    """Run nbval on every chapter under one variant; return its outcome and kernel probes."""
-    with tempfile.TemporaryDirectory(prefix=f"lnbook-portability-{name}-") as tmp:
-        home = pathlib.Path(tmp)
-        env = variant_environment(name, home)
-        run = subprocess.run(
-            [sys.executable, "-m", "pytest", *[str(p) for p in CHAPTERS], "--nbval",
-             "--nbval-current-env", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
-             "--color=no", "-W", "ignore::DeprecationWarning"],
-            cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800,
-        )
-        probe = home / "probe.jsonl"
-        kernels = [json.loads(line) for line in probe.read_text().splitlines()] \
-            if probe.exists() else []
-    return {"returncode": run.returncode, "stdout": run.stdout, "stderr": run.stderr,
-            "kernels": kernels}
 
 
 def skip_reason(variant: str) -> str | None:
@@ -147,36 +156,33 @@ def skip_reason(variant: str) -> str | None:
             return "this CPU has no AVX-512: OpenBLAS cannot load its SkylakeX kernel here"
     if not disabled and default_openblas_kernel() == reported:
         return (f"this machine's default code path ({reported}, every numpy target): the book "
-                "tier's plain nbval run, with no variable set, covers it")
+                "tier's own run, with no variable set, covers it")
     return None
 
 
 @pytest.fixture(scope="module")
-def outcomes(request):
-    """Start the selected variants, LNBOOK_PORTABILITY_JOBS (2) at a time, once per module."""
+def variant_runs(request, chapter_runs):
+    """Start the runs the selected variants read, one per configuration, in order."""
     selected = [item.callspec.params["variant"] for item in request.session.items
                 if getattr(item, "module", None) is request.module and hasattr(item, "callspec")
                 and "variant" in item.callspec.params]
-    jobs = int(os.environ.get("LNBOOK_PORTABILITY_JOBS", "2"))
-    pool = ThreadPoolExecutor(max_workers=max(1, jobs))
-    futures: dict[str, Future] = {}
-    lock = threading.Lock()
+
+    def submit(name: str):
+        run = configuration(name)
+        owner = run.removeprefix("portability-")
+        return chapter_runs.submit(run, lambda home: variant_environment(owner, home))
+
     for name in dict.fromkeys(selected):
         if not skip_reason(name):
-            futures[name] = pool.submit(run_variant, name)
-
-    def get(name: str) -> dict:
-        with lock:
-            if name not in futures:
-                futures[name] = pool.submit(run_variant, name)
-        return futures[name].result()
-
-    yield get
-    pool.shutdown(wait=True, cancel_futures=True)
+            submit(name)
+    return lambda name: submit(name).result()
 
 
-def failed_cells(stdout: str) -> list[str]:
-    return re.findall(r"^FAILED (\S+)", stdout, re.M)
+def kernel_probes(run) -> list[dict]:
+    probe_file = run.folder.parent / "probe.jsonl"
+    if not probe_file.exists():
+        return []
+    return [json.loads(line) for line in probe_file.read_text().splitlines()]
 
 
 def test_dispatch_target_names_are_numpy_24s():
@@ -194,23 +200,35 @@ def test_dispatch_target_names_are_numpy_24s():
 
 
 @pytest.mark.parametrize("variant", list(VARIANTS))
-def test_chapters_reproduce_under(variant, outcomes):
+def test_chapters_reproduce_under(variant, variant_runs, pytestconfig):
     """Every chapter's stored outputs come out again, byte for byte, on this code path."""
     coretype, disabled, reported = VARIANTS[variant]
     reason = skip_reason(variant)
     if reason:
         pytest.skip(reason)
-    outcome = outcomes(variant)
-    assert outcome["kernels"], (
-        f"no kernel of the {variant} run reported its CPU features:\n{outcome['stderr'][-3000:]}")
-    assert len(outcome["kernels"]) >= len(CHAPTERS), (len(outcome["kernels"]), len(CHAPTERS))
-    for kernel in outcome["kernels"]:
+    own = variant_probe(variant)  # what this variant's variables load, whoever runs it
+    assert own["openblas"] == reported, (
+        f"OPENBLAS_CORETYPE={coretype} loaded {own['openblas']}, not {reported}")
+    assert not [t for t in disabled if own["features"].get(t)], own["features"]
+    run = variant_runs(variant)
+    kernels = kernel_probes(run)
+    assert kernels, f"no kernel of the {variant} run reported its CPU features:\n" \
+                    f"{run.process.stderr[-3000:]}"
+    assert len(kernels) >= len(CHAPTERS), (len(kernels), len(CHAPTERS))
+    for kernel in kernels:
         still_on = [t for t in disabled if kernel["features"].get(t)]
         assert not still_on, f"NPY_DISABLE_CPU_FEATURES left {still_on} enabled in a kernel"
         assert kernel["openblas"] == reported, (
-            f"OPENBLAS_CORETYPE={coretype} loaded {kernel['openblas']}, not {reported}")
-    assert outcome["returncode"] == 0, (
+            f"the {variant} run's kernels loaded {kernel['openblas']}, not {reported}")
+    differ = []
+    for path in CHAPTERS:
+        executed = code_cells(run.notebook(path))
+        for index, stored in enumerate(stored_code_cells(path)):
+            difference = (cell_difference(stored, executed[index], pytestconfig)
+                          if index < len(executed) else "not executed")
+            if difference is not None:
+                differ.append(f"{path.name}::Cell {index}: {difference}")
+    assert not differ, (
         f"under OPENBLAS_CORETYPE={coretype}, NPY_DISABLE_CPU_FEATURES={' '.join(disabled)!r} "
-        f"these cells differ from their stored outputs: {failed_cells(outcome['stdout'])}\n"
-        + outcome["stdout"][-6000:]
+        f"these cells differ from their stored outputs:\n" + "\n\n".join(differ)[-6000:]
     )

@@ -1,4 +1,4 @@
-"""Tests of lnbook.reference: the correctly rounded core and the error in ulps."""
+"""Tests of lnbook._reference: the correctly rounded core and the error in ulps."""
 
 from __future__ import annotations
 
@@ -128,8 +128,11 @@ def test_exact_core_refuses_bad_input():
         lnbook.exact_core(3.0)
     with pytest.raises(ValueError, match=r"eps must be non-negative; got eps = -1"):
         lnbook.exact_core([1.0, 2.0], eps=-1e-5)
-    for dps in (0, -3, 2.5, True, "30"):
-        with pytest.raises(ValueError, match=r"dps must be a positive integer"):
+    for dps in (0, -3, 10**6):
+        with pytest.raises(ValueError, match=r"dps must be at (least 1|most 10000); got dps"):
+            lnbook.exact_core([1.0, 2.0], dps=dps)
+    for dps in (2.5, True, "30"):
+        with pytest.raises(TypeError, match=r"dps must be an integer; got"):
             lnbook.exact_core([1.0, 2.0], dps=dps)
 
 
@@ -173,15 +176,17 @@ def test_ulp_error_shapes_and_refusals():
         lnbook.ulp_error([1.0, 2.0, 3.0], [1.0, 2.0])
     with pytest.raises(ValueError, match=r"computed contains NaN"):
         lnbook.ulp_error([float("nan"), 1.0], [0.0, 1.0])
-    with pytest.raises(ValueError, match=r"dtype must be a floating type"):
+    with pytest.raises(TypeError, match=r"dtype must be one of float16, float32, float64"):
         lnbook.ulp_error([1.0], [1.0], dtype=np.int32)
+    with pytest.raises(TypeError, match=r"dtype must be one of .*; got 'f99'"):
+        lnbook.ulp_error([1.0], [1.0], dtype="f99")
 
 
 def test_lnbook_core_is_within_a_few_ulps():
     """lnbook.core (float64, corrected two-pass) stays within 4 ulp for offsets up to 1e12."""
     offsets = 10.0 ** np.arange(0, 13, 3)
     for spread in (1e-6, 1.0, 1e3):
-        assert lnbook.offset_errors(offsets, spread=spread, d=16, n=3).max() <= 4
+        assert lnbook.fp.offset_errors(offsets, sigma=spread, d=16, n=3).max() <= 4
 
 
 def test_offset_errors_sees_the_naive_mean():
@@ -192,22 +197,28 @@ def test_offset_errors_sees_the_naive_mean():
         return v / np.sqrt((v * v).mean(axis=-1, keepdims=True) + eps)
 
     offsets = np.array([1e6, 1e9, 1e12])
-    err = lnbook.offset_errors(offsets, naive, d=16, n=3)
+    err = lnbook.fp.offset_errors(offsets, f=naive, d=16, n=3)
     assert np.all(err >= 0.01 * offsets) and np.all(err <= 4 * offsets)
 
 
 def test_offset_errors_refuses_bad_input():
     """Offsets must be positive, the spread positive and finite, d and n at least 1."""
-    with pytest.raises(ValueError, match=r"offsets must be a non-empty vector of positive ratios"):
-        lnbook.offset_errors([1.0, 0.0])
-    with pytest.raises(ValueError, match=r"spread must be positive"):
-        lnbook.offset_errors([1.0], spread=-1.0)
+    with pytest.raises(ValueError, match=r"offsets must be positive ratios; got \[1\.0, 0\.0\]"):
+        lnbook.fp.offset_errors([1.0, 0.0])
+    with pytest.raises(ValueError, match=r"offsets must be a vector"):
+        lnbook.fp.offset_errors([])
+    with pytest.raises(ValueError, match=r"sigma \* offsets overflows float64"):
+        lnbook.fp.offset_errors([1e300], sigma=1e10)
+    with pytest.raises(TypeError, match=r"f must be callable"):
+        lnbook.fp.offset_errors([1.0], f="core")
+    with pytest.raises(ValueError, match=r"sigma must be positive"):
+        lnbook.fp.offset_errors([1.0], sigma=-1.0)
     with pytest.raises(ValueError, match=r"d must be at least 1; got d = 0"):
-        lnbook.offset_errors([1.0], d=0)
+        lnbook.fp.offset_errors([1.0], d=0)
     with pytest.raises(TypeError, match=r"d must be an integer; got 2\.7"):
-        lnbook.offset_errors([1.0], d=2.7)
+        lnbook.fp.offset_errors([1.0], d=2.7)
     with pytest.raises(TypeError, match=r"d must be an integer; got '3'"):
-        lnbook.offset_errors([1.0], d="3")
+        lnbook.fp.offset_errors([1.0], d="3")
     with pytest.raises(TypeError, match=r"n must be an integer; got True"):
-        lnbook.offset_errors([1.0], n=True)
-    assert math.isfinite(float(lnbook.offset_errors([1.0], d=1, n=1)[0]))
+        lnbook.fp.offset_errors([1.0], n=True)
+    assert math.isfinite(float(lnbook.fp.offset_errors([1.0], d=1, n=1)[0]))

@@ -1,4 +1,4 @@
-"""Tests of lnbook.sensitivity: operator norm, Lipschitz bound, amplification, response."""
+"""Tests of lnbook._sensitivity: operator norm, Lipschitz bound, amplification, response."""
 
 from __future__ import annotations
 
@@ -103,17 +103,17 @@ def test_response_limits_and_slope():
     [
         (lambda: lnbook.lipschitz_bound(eps=0), r"eps must be positive for a finite Lipschitz"),
         (lambda: lnbook.lipschitz_bound(eps=-1), r"eps must be non-negative"),
-        (lambda: lnbook.lipschitz_bound(gamma=[[1.0]]), r"gamma must have shape \(d,\)"),
-        (lambda: lnbook.amplification([7, 7], [0, 0]), r"h must be nonzero in every record"),
-        (lambda: lnbook.amplification([7, 7], [1, 2, 3]), r"h must have the shape of z"),
+        (lambda: lnbook.lipschitz_bound(gamma=[[1.0]]), r"gamma must be a vector of shape \(n,\)"),
+        (lambda: lnbook.amplification([7, 7], [0, 0]), r"delta must be nonzero in every record"),
+        (lambda: lnbook.amplification([7, 7], [1, 2, 3]), r"delta must have the shape of z"),
         (lambda: lnbook.response([0.0, 1.0], eps=0), r"eps = 0 at t = 0"),
         (lambda: lnbook.response_slope([np.nan]), r"t contains NaN"),
         (lambda: lnbook.operator_norm([1, 1], eps=0), r"constant record"),
         (lambda: lnbook.response(np.zeros((2, 0))), r"t must hold at least one value"),
         (lambda: lnbook.amplification([1e308, 0], [1e308, 1e300]),
-         r"the perturbed record z \+ h is not finite"),
+         r"the perturbed record z \+ delta is not finite"),
         (lambda: lnbook.lipschitz_bound(eps=1e-10, gamma=[1e308]),
-         r"Lipschitz bound is not finite"),
+         r"Lipschitz bound of gamma and eps is not finite"),
     ],
 )
 def test_bad_input_raises(call, message):

@@ -1,9 +1,16 @@
-"""The purge of unused CSS rules after the site build (_ext/lnbook_site.py), on stylesheets and
-pages written here by hand: no build, no browser (fast tier)."""
+"""The purge of unused CSS after the site build (_ext/lnbook_site.py runs PurgeCSS), on
+stylesheets and pages written here by hand: no build, no browser (fast tier; needs node and
+`npm ci`, which tools/setup-env runs).
+
+One small site holds every case, each in a stylesheet of its own (the build purges every
+``mystnb.*.css``), and is purged once; each test reads its case.
+"""
 
 from __future__ import annotations
 
 import pathlib
+import re
+import shutil
 import sys
 
 import pytest
@@ -11,108 +18,103 @@ import pytest
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "_ext"))
 import lnbook_site as site  # noqa: E402
 
-
-def test_unused_class_goes_used_class_stays():
-    css = ".a{color:red}.b{color:blue}p{margin:0}"
-    assert site.purge_css(css, {".a"}) == ".a{color:red}p{margin:0}"
-
-
-def test_one_used_selector_keeps_the_whole_rule():
-    css = ".gone,.kept > span{x:1}.gone .kept{x:2}"
-    # in the second selector .gone is needed too: the rule goes
-    assert site.purge_css(css, {".kept"}) == ".gone,.kept > span{x:1}"
-
-
-def test_ids_and_compound_selectors():
-    css = "#nav.open{x:1}#nav{x:2}div.card.open{x:3}"
-    assert site.purge_css(css, {"#nav"}) == "#nav{x:2}"
-    assert site.purge_css(css, {"#nav", ".open"}) == "#nav.open{x:1}#nav{x:2}"
-
-
-def test_media_nesting_purged_inside_and_dropped_when_empty():
-    css = ("@media (min-width:960px){.a{x:1}.b{x:2}}"
-           "@media print{.b{x:3}}"
-           "@supports (display:grid){@media screen{.a{x:4}}}"
-           "@supports (gap:1px){@media screen{.b{x:5}}}")
-    assert site.purge_css(css, {".a"}) == (
-        "@media (min-width:960px){.a{x:1}}"
-        "@supports (display:grid){@media screen{.a{x:4}}}")
+PAGE = """<html><head><link rel="stylesheet" href="_static/mystnb.a.css"></head>
+<body class="page dark-ok" id="top">
+<div class="kept card"><span>x</span></div><nav id="nav"></nav><div class="both-a both-b"></div>
+<div class="inmedia"></div><div class="quoted"></div>
+<p>The word ghostword appears in prose only.</p>
+<script src="_static/site.js"></script></body></html>"""
+SCRIPT = 'x.classList.toggle("from-script"); y.className = "collapsing fade";'
+CASES = {
+    "unused": ".kept{color:red}.gone{color:blue}p{margin:0}",
+    "selectors": ".gone,.kept > span{x:1}.gone .kept{x:2}",
+    "compound": ("#nav.open{x:1}#nav{x:2}div.card.open{x:3}.both-a.both-b{x:4}"
+                 ".card:not(.absent){x:5}.page:is(.dark-ok,.absent)>#top{x:6}"),
+    "media": ("@media (min-width:960px){.inmedia{x:1}.gone{x:2}}@media print{.gone{x:3}}"
+              "@supports (display:grid){@media screen{.inmedia{x:4}}}"),
+    "strings": '.quoted::before{content:"}{"}/* .gone{x:1} } */.gone[title="{"]{x:2}',
+    "kept": ('@charset "UTF-8";:root{--c:#fff}@font-face{font-family:"X";src:url(x.woff)}'
+             "@keyframes spin{from{transform:rotate(0)}to{transform:rotate(1turn)}}"
+             "[class^=kept]{x:1}.gone-unused{x:2}"),
+    "scripts": (".from-script{x:1}.collapsing{x:2}.fade{x:3}.bs-tooltip-auto{x:4}"
+                ".never-anywhere{x:5}"),
+}
 
 
-def test_braces_in_strings_and_comments():
-    css = ('.a::before{content:"}{"}'
-           "/* .b{x:1} } */"
-           '.b[title="{"]::after{content:\'.a{\'}'
-           ".c{x:/* } */2}")
-    assert site.split_css(css) == [
-        (".a::before", 'content:"}{"'),
-        ("/* .b{x:1} } */", None),
-        ('.b[title="{"]::after', "content:'.a{'"),
-        (".c", "x:/* } */2"),
-    ]
-    assert site.purge_css(css, {".a"}) == '.a::before{content:"}{"}/* .b{x:1} } */'
+@pytest.fixture(scope="module")
+def purged(tmp_path_factory):
+    if shutil.which("node") is None or not site.PURGECSS.exists():
+        pytest.skip(f"node or {site.PURGECSS} is missing: tools/setup-env installs them")
+    out = tmp_path_factory.mktemp("site")
+    static = out / "_static"
+    static.mkdir()
+    (out / "index.html").write_text(PAGE, encoding="utf-8")
+    (static / "site.js").write_text(SCRIPT, encoding="utf-8")
+    for name, css in CASES.items():
+        (static / f"mystnb.{name}.css").write_text(css, encoding="utf-8")
+    (static / "other.css").write_text(".gone{c:d}", encoding="utf-8")  # not purged
+    sizes = site.purge_stylesheets(out)
+    text = {name: (static / f"mystnb.{name}.css").read_text(encoding="utf-8")
+            for name in CASES}
+    return text, sizes, static
 
 
-def test_font_face_keyframes_root_and_statements_kept():
-    css = ('@charset "UTF-8";'
-           "@import url(other.css);"
-           ':root{--c:#fff}html[data-theme=dark]{--c:#000}'
-           '@font-face{font-family:"X";src:url(x.woff)}'
-           "@keyframes spin{from{transform:rotate(0)}to{transform:rotate(1turn)}}"
-           ".unused{x:1}")
-    assert site.purge_css(css, set()) == (
-        '@charset "UTF-8";'
-        "@import url(other.css);"
-        ':root{--c:#fff}html[data-theme=dark]{--c:#000}'
-        '@font-face{font-family:"X";src:url(x.woff)}'
-        "@keyframes spin{from{transform:rotate(0)}to{transform:rotate(1turn)}}")
+def squeeze(css: str) -> str:
+    return re.sub(r"\s+", "", css)
 
 
-def test_names_inside_brackets_and_functional_pseudo_classes_are_not_needed():
-    assert site.selector_names('a[href$=".pdf"]:not(.x)') == set()
-    assert site.selector_names(".p:is(.q,.r) > #s::before") == {".p", "#s"}
-    assert site.selector_names("html[data-theme=dark] .bd-content .x") == {".bd-content", ".x"}
-    # escaped characters belong to the name
-    assert site.selector_names(r".sm\:flex .w-1\/2") == {".sm:flex", ".w-1/2"}
-    assert site.selector_names(r".\31 0") == {".10"}
+def test_unused_class_goes_used_class_stays(purged):
+    css = squeeze(purged[0]["unused"])
+    assert ".kept{color:red}" in css and "p{margin:0}" in css and ".gone" not in css
 
 
-def test_split_selectors_respects_parentheses_brackets_strings():
-    assert site.split_selectors('.a, .b:is(.c, .d), [t="x,y"] .e') == [
-        ".a", ".b:is(.c, .d)", '[t="x,y"] .e']
+def test_each_selector_of_a_list_on_its_own(purged):
+    """An unused selector leaves its list; a descendant selector needs every name."""
+    css = squeeze(purged[0]["selectors"])
+    assert ".kept>span{x:1}" in css and ".gone" not in css
 
 
-def test_used_names_from_pages_and_their_scripts(tmp_path):
-    (tmp_path / "book").mkdir()
-    (tmp_path / "_static").mkdir()
-    (tmp_path / "book" / "a.html").write_text(
-        '<html><body class="page  dark-ok" id=top>'
-        '<div class=\'card\'></div><script src="../_static/site.js"></script>'
-        '<script>el.classList.add("from-inline")</script></body></html>', encoding="utf-8")
-    (tmp_path / "_static" / "site.js").write_text(
-        'x.classList.toggle("show"); y.className = "collapsing fade";', encoding="utf-8")
-    (tmp_path / "_static" / "unused.js").write_text('z.add("never-loaded")', encoding="utf-8")
-    used = site.used_names(tmp_path)
-    for name in [".page", ".dark-ok", "#top", ".card", ".from-inline", ".show", ".collapsing",
-                 ".fade", ".bs-tooltip-auto"]:
-        assert name in used, name
-    # a script no page loads adds nothing
-    assert ".never-loaded" not in used
-    assert ".absent" not in used
+def test_ids_and_compound_selectors(purged):
+    css = squeeze(purged[0]["compound"])
+    assert "#nav{x:2}" in css and ".both-a.both-b{x:4}" in css
+    assert ".open" not in css  # no element has the class open
+    # what :not() names is not needed for a match
+    assert ".card:not(.absent){x:5}" in css
 
 
-def test_purge_stylesheets_in_place(tmp_path):
-    static = tmp_path / "_static"
-    (static / "styles").mkdir(parents=True)
-    (tmp_path / "index.html").write_text('<p class="kept">x</p>', encoding="utf-8")
-    css = static / "styles" / "pydata-sphinx-theme.css"
-    css.write_text(".kept{a:b}.gone{c:d}", encoding="utf-8")
-    other = static / "other.css"  # not in the purged list: left alone
-    other.write_text(".gone{c:d}", encoding="utf-8")
-    sizes = site.purge_stylesheets(tmp_path)
-    assert css.read_text(encoding="utf-8") == ".kept{a:b}"
-    assert other.read_text(encoding="utf-8") == ".gone{c:d}"
-    assert sizes == {"styles/pydata-sphinx-theme.css": (20, 10)}
+def test_media_rules_purged_inside_and_dropped_when_empty(purged):
+    css = squeeze(purged[0]["media"])
+    assert "@media(min-width:960px){.inmedia{x:1}}" in css
+    assert "@mediaprint" not in css and ".gone" not in css
+    assert "@supports(display:grid){@mediascreen{.inmedia{x:4}}}" in css
+
+
+def test_braces_in_strings_and_comments(purged):
+    css = squeeze(purged[0]["strings"])
+    assert '.quoted::before{content:"}{"}' in css and 'title="{"' not in css
+
+
+def test_font_face_keyframes_custom_properties_and_statements_kept(purged):
+    css = squeeze(purged[0]["kept"])
+    for part in ['@charset"UTF-8";', ":root{--c:#fff}", '@font-face{font-family:"X"',
+                 "@keyframesspin{", "[class^=kept]{x:1}"]:
+        assert part in css, part
+    assert ".gone-unused" not in css
+
+
+def test_classes_added_by_scripts_and_built_classes_are_kept(purged):
+    css = squeeze(purged[0]["scripts"])
+    for name in [".from-script{", ".collapsing{", ".fade{", ".bs-tooltip-auto{"]:
+        assert name in css, name
+    assert ".never-anywhere" not in css
+
+
+def test_purged_in_place_other_stylesheets_left_alone(purged):
+    _, sizes, static = purged
+    assert (static / "other.css").read_text(encoding="utf-8") == ".gone{c:d}"
+    assert sizes["mystnb.unused.css"] == (len(CASES["unused"].encode()),
+                                          (static / "mystnb.unused.css").stat().st_size)
+    assert sizes["mystnb.unused.css"][1] < sizes["mystnb.unused.css"][0]
 
 
 @pytest.mark.parametrize("page, uses", [

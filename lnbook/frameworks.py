@@ -1,116 +1,27 @@
-"""Relatives of the layer that the book compares it with, the frameworks' conventions, and a
-deliberately wrong layer. Each is the kernel's standardization with other options."""
+"""The frameworks' conventions for the layer: divisor, stabilizer placement, centering and the
+variance's algorithm, as PyTorch, Flax, Keras, TF1/BERT and the Annotated Transformer choose
+them. Each is the kernel's standardization with other options (the toolkit of the chapter
+:ref:`ch-frameworks`)."""
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Mapping
+from dataclasses import dataclass
 from types import MappingProxyType
-from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _checks, _kernel
 
-__all__ = [
-    "rms_norm",
-    "batch_norm",
-    "Convention",
-    "CONVENTIONS",
-    "layer_norm_variant",
-    "convention_layer_norm",
-    "wrong_axis_layer_norm",
-]
-
-EPS = _kernel.EPS
+__all__ = ["Convention", "CONVENTIONS", "layer_norm_variant", "convention_layer_norm"]
 
 
-def rms_norm(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
-    """RMSNorm's core: divide by the root mean square, with no centering.
-
-    Parameters
-    ----------
-    z : (d,) or (..., d) array_like
-        Records along the last axis.
-    eps : float, optional
-        Stabilizer inside the root.
-
-    Returns
-    -------
-    ndarray, shape of ``z``
-
-    Raises
-    ------
-    ValueError
-        If ``eps == 0`` and a record is all zeros, or as for :func:`lnbook.core`.
-
-    Notes
-    -----
-    .. math:: \\bar z = \\frac{z}{\\sqrt{\\tfrac1d \\lVert z \\rVert^2 + \\varepsilon}}
-
-    A record of tiny or huge size is scaled by a power of two first, as in
-    :func:`lnbook.core`. See :ref:`ch-exercises`.
-
-    Examples
-    --------
-    >>> rms_norm([2, 4, 6, 8], eps=0).round(4)
-    array([0.3651, 0.7303, 1.0954, 1.4606])
-    >>> rms_norm([3e-170, 0], eps=0)  # its square underflows; the power of two does not
-    array([1.41421356, 0.        ])
-    """
-    eps = _checks.eps_value(eps)
-    z = _checks.records(z)
-    # z / sqrt((1/d) |z|^2 + eps): the kernel without centering
-    return _kernel.standardize(z, eps, center=False)
-
-
-def batch_norm(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
-    """BatchNorm's training-mode core: statistics down each feature, across the batch.
-
-    Parameters
-    ----------
-    z : (B, d) array_like
-        A batch of ``B`` records.
-    eps : float, optional
-        Stabilizer inside the root.
-
-    Returns
-    -------
-    (B, d) ndarray
-        Each column standardized by its own batch mean and variance.
-
-    Raises
-    ------
-    ValueError
-        If ``z`` is not 2-d, or ``eps == 0`` and a column is constant (always so when
-        ``B = 1``).
-
-    Notes
-    -----
-    .. math:: y_{bj} = \\frac{z_{bj} - \\mu_j}{\\sqrt{q_j + \\varepsilon}}, \\qquad
-              \\mu_j = \\frac1B \\sum_b z_{bj}, \\quad
-              q_j = \\frac1B \\sum_b (z_{bj} - \\mu_j)^2
-
-    The statistics are the kernel's, on the transposed batch. Matches
-    ``torch.nn.BatchNorm1d(d, affine=False)`` in training mode. See :ref:`ch-records`.
-
-    Examples
-    --------
-    >>> batch_norm([[2, 4, 6, 8]])
-    array([[0., 0., 0., 0.]])
-    """
-    eps = _checks.eps_value(eps)
-    z = _checks.records(z)
-    if z.ndim != 2:
-        raise ValueError(f"z must be a batch of shape (B, d); got shape {z.shape}")
-    # the kernel on z^T: each feature column j is a "record" of B values
-    columns = np.ascontiguousarray(z.T)
-    return _kernel.standardize(columns, eps, unit="feature column").T.copy()
-
-
-class Convention(NamedTuple):
+@dataclass(frozen=True, kw_only=True)
+class Convention:
     """One framework's choices for the layer, as :func:`layer_norm_variant` takes them.
+
+    A read-only record, built with keywords only (every field is an option of the layer).
 
     Attributes
     ----------
@@ -140,6 +51,16 @@ class Convention(NamedTuple):
     fast_variance: bool
     params: str
     source: str
+
+    def __post_init__(self) -> None:
+        # the fields are options of the layer: checked as layer_norm_variant checks them
+        for name in ("label", "params", "source"):
+            if not isinstance(getattr(self, name), str):
+                raise TypeError(f"{name} must be a string; got {_checks.show(getattr(self, name))}")
+        object.__setattr__(self, "eps", _checks.eps_value(self.eps))
+        object.__setattr__(self, "ddof", _checks.count(self.ddof, "ddof", minimum=0))
+        for name in ("eps_inside", "center", "fast_variance"):
+            object.__setattr__(self, name, _checks.option(getattr(self, name), name))
 
     def options(self) -> dict:
         """The keyword arguments of :func:`layer_norm_variant` for this convention."""
@@ -202,6 +123,7 @@ def _variant(z: ArrayLike, gamma: ArrayLike | None, beta: ArrayLike | None, eps:
                                eps_inside=eps_inside, fast=fast_variance)
 
 
+@_checks.public
 def layer_norm_variant(
     z: ArrayLike,
     gamma: ArrayLike | None = None,
@@ -276,12 +198,13 @@ def layer_norm_variant(
     return _variant(z, gamma, beta, eps, ddof, eps_inside, center, fast_variance)
 
 
+@_checks.public
 def convention_layer_norm(
     z: ArrayLike,
-    name: str,
     gamma: ArrayLike | None = None,
     beta: ArrayLike | None = None,
     *,
+    convention: str,
     eps: float | None = None,
 ) -> np.ndarray:
     """The layer under one named framework convention from :data:`CONVENTIONS`.
@@ -290,11 +213,11 @@ def convention_layer_norm(
     ----------
     z : (d,) or (..., d) array_like
         Records along the last axis.
-    name : str
-        A key of :data:`CONVENTIONS`: ``"pytorch"``, ``"flax"``, ``"keras"``, ``"bert"``,
-        ``"annotated"`` or ``"rmsnorm"``.
     gamma, beta : (d,) array_like, optional
         Gain and bias, as in :func:`layer_norm_variant`.
+    convention : str
+        A key of :data:`CONVENTIONS`: ``"pytorch"``, ``"flax"``, ``"keras"``, ``"bert"``,
+        ``"annotated"`` or ``"rmsnorm"`` (keyword, no default).
     eps : float, optional
         Overrides the convention's default stabilizer.
 
@@ -305,75 +228,20 @@ def convention_layer_norm(
     Raises
     ------
     ValueError
-        If ``name`` is not a known convention, or as for :func:`layer_norm_variant`.
+        If ``convention`` is not a known convention, or as for :func:`layer_norm_variant`.
 
     Notes
     -----
-    Shorthand for ``layer_norm_variant(z, gamma, beta, **CONVENTIONS[name].options())``.
+    Shorthand for ``layer_norm_variant(z, gamma, beta, **CONVENTIONS[convention].options())``.
     See :ref:`ch-frameworks`.
 
     Examples
     --------
-    >>> convention_layer_norm([1, 2, 3, 4], "keras").round(4).tolist()
+    >>> convention_layer_norm([1, 2, 3, 4], convention="keras").round(4).tolist()
     [-1.3411, -0.447, 0.447, 1.3411]
-    >>> convention_layer_norm([1, 2, 3, 4], "pytorch", eps=0).round(4)
+    >>> convention_layer_norm([1, 2, 3, 4], convention="pytorch", eps=0).round(4)
     array([-1.3416, -0.4472,  0.4472,  1.3416])
     """
-    if not isinstance(name, str) or name not in CONVENTIONS:
-        raise ValueError(f"unknown convention {name!r}; known: {', '.join(CONVENTIONS)}")
-    c = CONVENTIONS[name]
+    c = CONVENTIONS[_checks.choice(convention, "convention", list(CONVENTIONS))]
     return _variant(z, gamma, beta, c.eps if eps is None else eps, c.ddof, c.eps_inside,
                     c.center, c.fast_variance)
-
-
-def wrong_axis_layer_norm(z: ArrayLike, *, axis: int = -2, eps: float = EPS) -> np.ndarray:
-    """A deliberately wrong layer: statistics over ``axis`` instead of the features.
-
-    With ``axis=-2`` on ``(B, T, d)`` it normalizes each feature across the T positions
-    (coupling tokens); with ``axis=0`` across the batch, as BatchNorm does. The output keeps
-    the shape, which is why only an audit such as :func:`lnbook.record_audit` catches it.
-
-    Parameters
-    ----------
-    z : (..., d) array_like
-        Records along the last axis.
-    axis : int, optional
-        The (wrong) axis the statistics are taken over.
-    eps : float, optional
-        Stabilizer.
-
-    Returns
-    -------
-    ndarray, shape of ``z``
-
-    Raises
-    ------
-    ValueError
-        If ``axis`` is not an axis of ``z``, if ``eps == 0`` and a slice along ``axis`` is
-        constant, or as for :func:`lnbook.core`.
-
-    Notes
-    -----
-    The kernel's standardization, applied to ``np.moveaxis(z, axis, -1)``. See
-    :ref:`ch-records`.
-
-    Examples
-    --------
-    >>> wrong_axis_layer_norm([[1.0, 5.0], [3.0, 4.0]], axis=0, eps=0)
-    array([[-1.,  1.],
-           [ 1., -1.]])
-    """
-    eps = _checks.eps_value(eps)
-    z = _checks.records(z)
-    try:
-        if isinstance(axis, (bool, np.bool_)):
-            raise TypeError
-        axis = operator.index(axis)
-    except TypeError:
-        raise TypeError(f"axis must be an integer; got {axis!r}") from None
-    if not -z.ndim <= axis < z.ndim:
-        raise ValueError(f"axis = {axis} is not an axis of z, shape {z.shape}")
-    # the bug: mu and q over `axis`, not over the last axis
-    moved = np.ascontiguousarray(np.moveaxis(z, axis, -1))
-    y = _kernel.standardize(moved, eps, unit=f"slice along axis {axis}")
-    return np.ascontiguousarray(np.moveaxis(y, -1, axis))

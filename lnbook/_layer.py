@@ -11,12 +11,12 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _checks, _kernel
+from ._kernel import EPS
 
-__all__ = ["stats", "core", "layer_norm", "normalized_variance"]
-
-EPS = _kernel.EPS
+__all__ = ["EPS", "stats", "core", "layer_norm", "normalized_variance"]
 
 
+@_checks.public
 def stats(z: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """Mean and population variance of every record.
 
@@ -65,11 +65,13 @@ def stats(z: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """
     mu, q = _kernel.statistics(_checks.records(z))
     if not np.isfinite(q).all():
-        raise ValueError("the variance of a record exceeds the largest float64 (its spread "
-                         "is beyond 1e154); stats cannot return it, but core can normalize it")
+        raise ValueError("the variance of a record of z exceeds the largest float64 (its "
+                         "spread is beyond 1e154); stats cannot return it, but core can "
+                         "normalize it")
     return mu, q
 
 
+@_checks.public
 def core(z: ArrayLike, *, eps: float = EPS, threads: int | None = None) -> np.ndarray:
     """The normalized core of every record.
 
@@ -113,10 +115,10 @@ def core(z: ArrayLike, *, eps: float = EPS, threads: int | None = None) -> np.nd
     """
     eps = _checks.eps_value(eps)
     z = _checks.records(z)
-    threads = _checked_threads(threads)
-    return _kernel.standardize(z, eps, threads=threads)
+    return _kernel.standardize(z, eps, threads=_checks.threads(threads))
 
 
+@_checks.public
 def layer_norm(
     z: ArrayLike,
     gamma: ArrayLike | None = None,
@@ -169,14 +171,10 @@ def layer_norm(
     d = z.shape[-1]
     gamma = _checks.parameter(gamma, d, "gamma")
     beta = _checks.parameter(beta, d, "beta")
-    threads = _checked_threads(threads)
-    return _kernel.standardize(z, eps, gamma, beta, threads=threads)
+    return _kernel.standardize(z, eps, gamma, beta, threads=_checks.threads(threads))
 
 
-def _checked_threads(threads: int | None) -> int | None:
-    return None if threads is None else _checks.count(threads, "threads")
-
-
+@_checks.public
 def normalized_variance(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
     """The mean square of the core, in closed form: ``q / (q + eps)``.
 

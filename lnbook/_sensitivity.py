@@ -6,6 +6,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _checks, _kernel
+from ._kernel import EPS
 
 __all__ = [
     "operator_norm",
@@ -15,9 +16,8 @@ __all__ = [
     "response_slope",
 ]
 
-EPS = _kernel.EPS
 
-
+@_checks.public
 def operator_norm(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
     """Exact spectral norm of the core's Jacobian, from its eigenvalues (no SVD).
 
@@ -62,11 +62,11 @@ def operator_norm(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
     if d == 1:
         return np.zeros(s.shape)
     # ||J|| = eps / (q+eps)^{3/2} = ((eps / s) / s) / s for d = 2, else (q+eps)^{-1/2}
-    with np.errstate(over="ignore", under="ignore", divide="ignore"):
-        norm = _kernel.radial(s, eps) if d == 2 else 1.0 / s
-    return _checks.finite_result(norm, "the operator norm")
+    norm = _kernel.radial(s, eps) if d == 2 else 1.0 / s
+    return _checks.finite_result(norm, "the operator norm at z (with eps)")
 
 
+@_checks.public
 def lipschitz_bound(gamma: ArrayLike | None = None, *, eps: float = EPS) -> float:
     """A global Lipschitz bound of the layer in the Euclidean norm.
 
@@ -109,25 +109,22 @@ def lipschitz_bound(gamma: ArrayLike | None = None, *, eps: float = EPS) -> floa
         raise ValueError("eps must be positive for a finite Lipschitz bound; got eps = 0.0")
     scale = 1.0
     if gamma is not None:
-        gamma = _checks.records(gamma, "gamma")
-        if gamma.ndim != 1:
-            raise ValueError(f"gamma must have shape (d,); got shape {gamma.shape}")
-        scale = float(np.abs(gamma).max())
+        scale = float(np.abs(_checks.vector(gamma, "gamma")).max())
     # L = max|gamma_i| eps^{-1/2} (an overflow is refused below)
-    with np.errstate(over="ignore"):
-        bound = np.float64(scale) / np.sqrt(eps)
-    return float(_checks.finite_result(bound, "the Lipschitz bound"))
+    bound = np.float64(scale) / np.sqrt(eps)
+    return float(_checks.finite_result(bound, "the Lipschitz bound of gamma and eps"))
 
 
-def amplification(z: ArrayLike, h: ArrayLike, *, eps: float = EPS) -> np.ndarray:
-    """Finite amplification ``||u(z + h) - u(z)|| / ||h||`` of the core.
+@_checks.public
+def amplification(z: ArrayLike, delta: ArrayLike, *, eps: float = EPS) -> np.ndarray:
+    """Finite amplification ``||u(z + delta) - u(z)|| / ||delta||`` of the core.
 
     Parameters
     ----------
     z : (d,) or (..., d) array_like
         Records along the last axis.
-    h : array_like, shape of ``z``
-        Perturbation (the book's :math:`\\delta`); no record of it may be zero.
+    delta : array_like, shape of ``z``
+        The perturbation :math:`\\delta`; no record of it may be zero.
     eps : float, optional
         Stabilizer.
 
@@ -139,8 +136,8 @@ def amplification(z: ArrayLike, h: ArrayLike, *, eps: float = EPS) -> np.ndarray
     Raises
     ------
     ValueError
-        As for :func:`lnbook.core`; if ``h`` does not have the shape of ``z``, a record of
-        ``h`` is zero, or ``z + h`` overflows float64.
+        As for :func:`lnbook.core`; if ``delta`` does not have the shape of ``z``, a record of
+        ``delta`` is zero, or ``z + delta`` overflows float64.
 
     Examples
     --------
@@ -149,25 +146,24 @@ def amplification(z: ArrayLike, h: ArrayLike, *, eps: float = EPS) -> np.ndarray
     """
     eps = _checks.eps_value(eps)
     z = _checks.records(z)
-    h = _checks.same_shape(h, z, "h")
-    with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
-        norm_h = np.atleast_1d(np.linalg.norm(h, axis=-1))
-        m = np.abs(h).max(axis=-1).reshape(norm_h.shape)
-        # where the squares over- or underflow: ||h|| = m sqrt(sum (h_i / m)^2), m = max|h_i|
-        bad = ~np.isfinite(norm_h) | ((norm_h == 0) & (m > 0))
-        if bad.any():
-            hb = h.reshape(-1, h.shape[-1])[bad.ravel()] / m[bad][:, None]
-            norm_h[bad] = np.sqrt(np.square(hb).sum(axis=-1)) * m[bad]
-        norm_h = norm_h.reshape(h.shape[:-1])
-        moved = z + h
-    if (norm_h == 0).any():
-        i = tuple(int(j) for j in np.argwhere(np.atleast_1d(norm_h == 0))[0])
-        raise ValueError(f"h must be nonzero in every record: h{list(i)} is 0, and the ratio "
-                         "divides by ||h||")
-    _checks.finite_result(moved, "the perturbed record z + h")
-    # ||u(z + h) - u(z)|| / ||h||
+    delta = _checks.same_shape(delta, z, "delta")
+    norm_delta = np.atleast_1d(np.linalg.norm(delta, axis=-1))
+    m = np.abs(delta).max(axis=-1).reshape(norm_delta.shape)
+    # squares over- or underflow: ||delta|| = m sqrt(sum (delta_i / m)^2), m = max|delta_i|
+    bad = ~np.isfinite(norm_delta) | ((norm_delta == 0) & (m > 0))
+    if bad.any():
+        db = delta.reshape(-1, delta.shape[-1])[bad.ravel()] / m[bad][:, None]
+        norm_delta[bad] = np.sqrt(np.square(db).sum(axis=-1)) * m[bad]
+    norm_delta = norm_delta.reshape(delta.shape[:-1])
+    moved = z + delta
+    if (norm_delta == 0).any():
+        i = tuple(int(j) for j in np.argwhere(np.atleast_1d(norm_delta == 0))[0])
+        raise ValueError(f"delta must be nonzero in every record: delta{list(i)} is 0, and the "
+                         "ratio divides by ||delta||")
+    _checks.finite_result(moved, "the perturbed record z + delta")
+    # ||u(z + delta) - u(z)|| / ||delta||
     du = _kernel.standardize(moved, eps) - _kernel.standardize(z, eps)
-    return np.linalg.norm(du, axis=-1) / norm_h
+    return np.linalg.norm(du, axis=-1) / norm_delta
 
 
 def _family_scale(t: ArrayLike, eps: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -177,21 +173,21 @@ def _family_scale(t: ArrayLike, eps: float) -> tuple[np.ndarray, np.ndarray, np.
     matters), so that ``2 t^2 / 3`` neither overflows nor underflows: ``s'^2`` is near 1.
     """
     eps = _checks.eps_value(eps)
-    t = _checks.real_array(np.atleast_1d(t), "t")
+    t = np.atleast_1d(_checks.real_array(t, "t"))
     if t.size == 0:
         raise ValueError("t must hold at least one value of the family parameter; got none")
     # 2^-k = the binary exponent of max(|t|, sqrt(eps)), per value
     _, e = np.frexp(np.maximum(np.abs(t), np.sqrt(eps)))
     k = -e
-    with np.errstate(under="ignore"):
-        ts, es = np.ldexp(t, k), np.ldexp(eps, 2 * k)
-        # s'^2 = 2 t'^2 / 3 + eps' = 4^k s^2, in [1/6, 2) unless t = eps = 0
-        s2 = 2 * ts**2 / 3 + es
+    ts, es = np.ldexp(t, k), np.ldexp(eps, 2 * k)
+    # s'^2 = 2 t'^2 / 3 + eps' = 4^k s^2, in [1/6, 2) unless t = eps = 0
+    s2 = 2 * ts**2 / 3 + es
     if (s2 == 0).any():
         raise ValueError("eps = 0 at t = 0: the record (0, 0, 0) is constant; use eps > 0")
     return t, s2, k
 
 
+@_checks.public
 def response(t: ArrayLike, *, eps: float = EPS) -> np.ndarray:
     """Third coordinate of the core on the input family ``(-t, 0, t)``.
 
@@ -230,6 +226,7 @@ def response(t: ArrayLike, *, eps: float = EPS) -> np.ndarray:
     return t / np.ldexp(np.sqrt(s2), -k)
 
 
+@_checks.public
 def response_slope(t: ArrayLike, *, eps: float = EPS) -> np.ndarray:
     """Derivative of :func:`response` with respect to ``t``.
 
@@ -266,6 +263,5 @@ def response_slope(t: ArrayLike, *, eps: float = EPS) -> np.ndarray:
     """
     _, s2, k = _family_scale(t, eps)
     # h'(t) = eps / (2 t^2 / 3 + eps)^{3/2} = 2^k eps' / s'^3
-    with np.errstate(over="ignore", under="ignore"):
-        slope = np.ldexp(np.ldexp(_checks.eps_value(eps), 2 * k) / s2**1.5, k)
-    return _checks.finite_result(slope, "the slope h'(t)")
+    slope = np.ldexp(np.ldexp(_checks.eps_value(eps), 2 * k) / s2**1.5, k)
+    return _checks.finite_result(slope, "the slope h'(t) at t (with eps)")

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import operator
-
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -12,6 +10,7 @@ from . import _checks
 __all__ = ["centering_matrix", "weighted_centering_matrix"]
 
 
+@_checks.public
 def centering_matrix(d: int) -> np.ndarray:
     """The centering matrix ``P = I - (1/d) 1 1^T``.
 
@@ -42,18 +41,13 @@ def centering_matrix(d: int) -> np.ndarray:
     array([[ 0.5, -0.5],
            [-0.5,  0.5]])
     """
-    try:
-        if isinstance(d, bool):
-            raise TypeError
-        d = operator.index(d)
-    except TypeError as exc:
-        raise ValueError(f"d must be a positive integer; got {d!r}") from exc
-    if d < 1:
-        raise ValueError(f"d must be a positive integer; got d = {d}")
+    d = _checks.count(d, "d")
+    _checks.fits(d * d, f"the centering matrix of d = {d} features")
     # P = I - (1/d) 1 1^T
     return np.eye(d) - 1.0 / d
 
 
+@_checks.public
 def weighted_centering_matrix(a: ArrayLike) -> np.ndarray:
     """The weighted centering matrix ``P_a = I - 1 a^T``.
 
@@ -88,5 +82,6 @@ def weighted_centering_matrix(a: ArrayLike) -> np.ndarray:
     array([ 1.5, -0.5])
     """
     a = _checks.weights(a)
+    _checks.fits(a.size**2, f"the weighted centering matrix of d = {a.size} features")
     # P_a = I - 1 a^T
     return np.eye(a.size) - a[None, :]

@@ -10,21 +10,18 @@ never needs it.
 
 from __future__ import annotations
 
-import numbers
-from collections.abc import Callable
 from fractions import Fraction
 
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
 from . import _checks, _kernel
-from .normalize import core
+from ._kernel import EPS
 
-__all__ = ["exact_core", "ulp_error", "offset_errors"]
+__all__ = ["exact_core", "ulp_error"]
 
-EPS = _kernel.EPS
-
-_DEFAULT_DPS = 30
+DEFAULT_DPS = 30
+MAX_DPS = 10_000
 
 
 def _bits(x: float) -> int:
@@ -80,6 +77,7 @@ def _exact_record(z: np.ndarray, eps: Fraction, prec: int, center: bool) -> np.n
     return u
 
 
+@_checks.public
 def exact_core(
     z: ArrayLike, *, eps: float = EPS, dps: int | None = None, center: bool = True
 ) -> np.ndarray:
@@ -138,15 +136,13 @@ def exact_core(
     arr = _checks.records(z)
     eps = _checks.eps_value(eps)
     center = _checks.option(center, "center")
-    if dps is None:
-        dps = _DEFAULT_DPS
-    if isinstance(dps, bool) or not isinstance(dps, (int, np.integer)) or dps < 1:
-        raise ValueError(f"dps must be a positive integer; got dps = {dps!r}")
-    return _exact(arr, eps, int(dps), center)
+    # more digits cost time without changing the (certified) answer
+    dps = DEFAULT_DPS if dps is None else _checks.count(dps, "dps", maximum=MAX_DPS)
+    return exact_records(arr, eps, dps, center)
 
 
-def _exact(arr: np.ndarray, eps: float, dps: int, center: bool = True) -> np.ndarray:
-    """exact_core on validated arguments."""
+def exact_records(arr: np.ndarray, eps: float, dps: int, center: bool = True) -> np.ndarray:
+    """exact_core on validated arguments (for lnbook's own callers: fp.offset_errors)."""
     # bits = digits log2(10), with a margin
     prec = int(dps * 3.33) + 8
     rows = arr.reshape(-1, arr.shape[-1])
@@ -161,6 +157,7 @@ def _exact(arr: np.ndarray, eps: float, dps: int, center: bool = True) -> np.nda
     return out.reshape(arr.shape)
 
 
+@_checks.public
 def ulp_error(
     computed: ArrayLike, exact: ArrayLike, *, dtype: DTypeLike = np.float64
 ) -> np.ndarray:
@@ -213,12 +210,8 @@ def ulp_error(
     e = _checks.records(exact, "exact")
     if c.shape != e.shape:
         raise ValueError(f"computed has shape {c.shape} but exact has shape {e.shape}")
-    try:
-        unit_type = np.dtype(dtype)
-    except TypeError as exc:
-        raise ValueError(f"dtype must be a floating type; got {dtype!r}") from exc
-    if unit_type.kind != "f":
-        raise ValueError(f"dtype must be a floating type; got {unit_type}")
+    unit_type = _checks.float_format(
+        dtype, allowed=(np.float16, np.float32, np.float64, np.longdouble))
     largest = np.abs(e).max(axis=-1)
     top = float(np.finfo(unit_type).max)
     if (largest > top).any():
@@ -227,89 +220,7 @@ def ulp_error(
             f"{unit_type}'s largest finite number {top!r}: it has no ulp there"
         )
     # ulp(max_i |u_i|), in the format of dtype
-    with np.errstate(over="ignore"):
-        unit = np.spacing(largest.astype(unit_type)).astype(np.float64)
+    unit = np.spacing(largest.astype(unit_type)).astype(np.float64)
     # err = max_i |c_i - u_i| / ulp
-    return np.abs(c - e).max(axis=-1) / unit
-
-
-def offset_errors(
-    offsets: ArrayLike,
-    core_fn: Callable[..., np.ndarray] = core,
-    *,
-    spread: float = 1.0,
-    d: int = 32,
-    n: int = 4,
-    eps: float = EPS,
-    seed: int = 0,
-) -> np.ndarray:
-    """Worst error of a core, in ulps, on records whose mean is ``offset`` spreads away from 0.
-
-    Parameters
-    ----------
-    offsets : (m,) array_like
-        Ratios :math:`|\\mu|/\\sigma`, each positive.
-    core_fn : callable, optional
-        ``core_fn(z, eps=eps)`` returning the core of records ``z`` (default
-        :func:`lnbook.core`).
-    spread : float, optional
-        The spread :math:`\\sigma > 0` of the records' features.
-    d, n : int, optional
-        Features per record and records per offset.
-    eps : float, optional
-        Stabilizer passed to ``core_fn`` and to :func:`exact_core`.
-    seed : int, optional
-        Seed of the standard normal draw, shared by every offset.
-
-    Returns
-    -------
-    (m,) ndarray
-        For each offset, the largest :func:`ulp_error` over the ``n`` records.
-
-    Raises
-    ------
-    ValueError
-        If an offset or ``spread`` is not positive and finite, or ``d`` or ``n`` is below 1.
-    TypeError
-        If ``d``, ``n`` or ``seed`` is not an integer (``2.7``, ``'3'`` and ``True`` are
-        refused, not rounded), or ``core_fn`` is not callable.
-
-    Notes
-    -----
-    The records are :math:`z = \\sigma\\,(r \\mathbf 1 + x)` rounded to float64, with
-    :math:`x` one fixed standard normal draw of shape ``(n, d)`` and :math:`r` the offset.
-    Each computed core is compared with the exact core *of the rounded record*, so the
-    rounding of the input is not counted against the layer. See :ref:`ch-floating-point`.
-
-    Examples
-    --------
-    >>> offset_errors([1.0, 1e6], d=8, n=2).tolist()
-    [1.0, 1.0]
-    """
-    r = _checks.real_array(offsets, "offsets")
-    if r.ndim != 1 or r.size == 0 or (r <= 0).any():
-        raise ValueError(f"offsets must be a non-empty vector of positive ratios; got {offsets!r}")
-    if not callable(core_fn):
-        raise TypeError(f"core_fn must be callable, core_fn(z, eps=eps); got {core_fn!r}")
-    if isinstance(spread, (bool, np.bool_)) or not isinstance(spread, numbers.Real):
-        raise TypeError(f"spread must be a real number; got {spread!r}")
-    spread = float(spread)
-    if not (np.isfinite(spread) and spread > 0):
-        raise ValueError(f"spread must be positive and finite; got spread = {spread!r}")
-    d = _checks.count(d, "d")
-    n = _checks.count(n, "n")
-    eps = _checks.eps_value(eps)
-    seed = _checks.count(seed, "seed", minimum=0)
-    x = np.random.default_rng(seed).standard_normal((n, d))
-    worst = np.empty(r.size)
-    for k, ratio in enumerate(r):
-        # z = sigma (r 1 + x), rounded to float64 by the arithmetic
-        z = spread * (ratio + x)
-        computed = _checks.real_array(core_fn(z, eps=eps), "core_fn(z)")
-        exact = _exact(z, eps, _DEFAULT_DPS)
-        if computed.shape != exact.shape:
-            raise ValueError(f"core_fn(z) has shape {computed.shape}; expected {exact.shape}")
-        # err = max_i |c_i - u_i| / ulp(max_i |u_i|)
-        worst[k] = (np.abs(computed - exact).max(axis=-1)
-                    / np.spacing(np.abs(exact).max(axis=-1))).max()
-    return worst
+    return _checks.finite_result(np.abs(c - e).max(axis=-1) / unit,
+                                 "the error |computed - exact| in ulps")

@@ -1,4 +1,4 @@
-"""Tests of lnbook.residual: the Pre-LN/Post-LN stack and RMSNorm's Jacobian."""
+"""Tests of lnbook.transformer: the Pre-LN/Post-LN stack and RMSNorm's Jacobian."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import lnbook
-from lnbook.residual import (
+from lnbook.transformer import (
     init_blocks,
     layer_gradient_norms,
     residual_backward,
@@ -18,7 +18,7 @@ from lnbook.residual import (
 def perturbed_blocks(L=2, d=4, m=5, seed=3):
     """Blocks with nonzero biases and non-unit gains, so every gradient path is exercised."""
     rng = np.random.default_rng(seed + 100)
-    blocks = init_blocks(L, d, m, seed=seed)
+    blocks = init_blocks(L, d, m=m, seed=seed)
     for p in blocks:
         p["b1"] = 0.3 * rng.normal(size=m)
         p["b2"] = 0.3 * rng.normal(size=d)
@@ -50,7 +50,7 @@ def test_backward_matches_central_differences(placement):
             fd[idx] = (plus - minus) / (2 * tau)
         return fd
 
-    dx, grads = residual_backward(x, blocks, C, placement=placement, eps=eps)
+    dx, grads = residual_backward(x, C, blocks, placement=placement, eps=eps)
     for k, p in enumerate(blocks):
         for key, value in p.items():
             np.testing.assert_allclose(grads[k][key], central(value), rtol=0, atol=1e-7,
@@ -60,7 +60,7 @@ def test_backward_matches_central_differences(placement):
 
 def test_forward_by_hand_one_block():
     """One block by hand: with W2 = 0 and b2 = 0, F = 0, so Pre-LN gives u(x) and Post-LN u(x)."""
-    blocks = init_blocks(1, 3, 2, seed=0)
+    blocks = init_blocks(1, 3, m=2, seed=0)
     blocks[0]["W2"][:] = 0.0
     x = np.array([1.0, 2.0, 6.0])
     # mean 3, variance (4 + 1 + 9)/3 = 14/3, eps = 0: u = (x - 3) / sqrt(14/3)
@@ -81,7 +81,7 @@ def test_post_ln_output_is_normalized_and_pre_ln_residual_grows():
 def test_gradient_norm_depth_trends():
     """At the last block, Pre-LN's dl/dW2 shrinks with depth, Post-LN's does not (4 seeds)."""
     def last(L, placement):
-        return np.mean([layer_gradient_norms(L, 32, placement=placement, seed=s)[-1]
+        return np.mean([layer_gradient_norms(L, d=32, placement=placement, seed=s)[-1]
                         for s in range(4)])
     pre = [last(L, "pre") for L in (2, 32)]
     post = [last(L, "post") for L in (2, 32)]
@@ -96,7 +96,7 @@ def test_pre_ln_identity_path():
         p["W2"][:] = 0.0
     x = np.random.default_rng(3).normal(size=(2, 5))
     C = np.random.default_rng(4).normal(size=(2, 5))
-    dx, _ = residual_backward(x, blocks, C, placement="pre", eps=1e-3)
+    dx, _ = residual_backward(x, C, blocks, placement="pre", eps=1e-3)
     np.testing.assert_allclose(dx, np.einsum("bij,bj->bi", lnbook.jacobian(x, eps=1e-3), C),
                                rtol=1e-12, atol=1e-14)
 
@@ -104,14 +104,15 @@ def test_pre_ln_identity_path():
 @pytest.mark.parametrize(
     "call, message",
     [
-        (lambda: init_blocks(0, 4), "L must be a positive integer"),
-        (lambda: init_blocks(2, 4.0), "d must be a positive integer"),
+        (lambda: init_blocks(0, 4), "L must be at least 1; got L = 0"),
+        (lambda: init_blocks(2, 4, seed=-1), "seed must be at least 0; got seed = -1"),
         (lambda: residual_forward([1.0, 2.0], init_blocks(1, 2), placement="middle"),
          "placement must be one of"),
-        (lambda: residual_forward([1.0, 2.0, 3.0], init_blocks(1, 2)), r"W1 must have shape"),
+        (lambda: residual_forward([1.0, 2.0, 3.0], init_blocks(1, 2)),
+         r"blocks\[0\]\['W1'\] must have shape"),
         (lambda: residual_forward([1.0, 2.0], []), "non-empty list"),
         (lambda: residual_forward([1.0, 2.0], [{"W1": np.ones((2, 2))}]), "lacks the parameters"),
-        (lambda: residual_backward([1.0, 2.0], init_blocks(1, 2), [1.0]), "g must have the shape"),
+        (lambda: residual_backward([1.0, 2.0], [1.0], init_blocks(1, 2)), "g must have the shape"),
         (lambda: rms_jacobian([0.0, 0.0], eps=0), "all-zero record"),
         (lambda: rms_jacobian([1.0, 2.0], eps=-1), "eps must be non-negative"),
     ],
@@ -120,6 +121,16 @@ def test_errors(call, message):
     """Bad input gets a ValueError that names the problem."""
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_wrong_kinds_raise_type_error():
+    """A float count, a non-string placement, a block that is not a dict: TypeError."""
+    with pytest.raises(TypeError, match=r"d must be an integer; got 4\.0"):
+        init_blocks(2, 4.0)
+    with pytest.raises(TypeError, match=r"placement must be a string"):
+        residual_forward([1.0, 2.0], init_blocks(1, 2), placement=1)
+    with pytest.raises(TypeError, match=r"blocks\[0\] must be a dict"):
+        residual_forward([1.0, 2.0], [[1.0]])
 
 
 def test_rms_jacobian_finite_differences_and_eigenpairs():
@@ -171,7 +182,7 @@ def test_peer_pytorch_autograd_stack_and_rms_jacobian():
         if placement == "pre":
             h = F.layer_norm(h, (5,), eps=eps)
         (h * torch.tensor(C)).sum().backward()
-        dx, grads = residual_backward(x, blocks, C, placement=placement, eps=eps)
+        dx, grads = residual_backward(x, C, blocks, placement=placement, eps=eps)
         np.testing.assert_allclose(dx, xt.grad.numpy(), rtol=1e-10, atol=1e-12)
         for gk, p in zip(grads, params):
             for key in p:

@@ -1,4 +1,4 @@
-"""Tests of lnbook.streaming: Welford's update, Chan's merge, the one-pass formula, numpy's sum.
+"""Tests of lnbook.fp: Welford's update, Chan's merge, the one-pass formula, numpy's sum.
 
 Each formula has three witnesses: the closed form (exact rational statistics), an independent
 computation (``np.sum``/``np.mean``, ``math.fsum``, lnbook.stats, lnbook.exact_core) and a hand
@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lnbook
-from lnbook.streaming import (
+from lnbook.fp import (
     chan_stats,
     merge_stats,
     one_pass_stats,
@@ -293,18 +293,24 @@ def test_bad_input_raises():
         chan_stats([1.0, np.nan])
     with pytest.raises(ValueError, match=r"not finite in float16|NaN or infinite"):
         welford([1e6, 2.0], dtype=np.float16)
-    with pytest.raises(TypeError, match="dtype must be float16, float32 or float64"):
+    with pytest.raises(TypeError, match="dtype must be one of float16, float32, float64"):
         welford([1.0, 2.0], dtype=np.int64)
-    with pytest.raises(ValueError, match="block must be a positive integer"):
+    with pytest.raises(ValueError, match="block must be at least 1; got block = 0"):
         chan_stats([1.0, 2.0], block=0)
-    with pytest.raises(ValueError, match="count n must be a positive integer"):
+    with pytest.raises(TypeError, match=r"block must be an integer; got 2\.5"):
+        chan_stats([1.0, 2.0], block=2.5)
+    with pytest.raises(ValueError, match=r"part_a: n must be at least 1; got part_a: n = 0"):
         merge_stats((0, 1.0, 0.0), (1, 2.0, 0.0))
+    with pytest.raises(TypeError, match=r"part_b: n must be positive integer counts; got 1\.5"):
+        merge_stats((1, 1.0, 0.0), (1.5, 2.0, 0.0))
     with pytest.raises(ValueError, match="variance q must be non-negative"):
         merge_stats((1, 1.0, -1.0), (1, 2.0, 0.0))
     with pytest.raises(ValueError, match=r"must be a tuple \(n, mu, q\)"):
         merge_stats((1, 1.0), (1, 2.0, 0.0))
-    with pytest.raises(ValueError, match="d must be a positive integer"):
+    with pytest.raises(ValueError, match="d must be at least 1; got d = 0"):
         pairwise_depth(0)
+    with pytest.raises(TypeError, match=r"d must be an integer; got 2\.5"):
+        pairwise_depth(2.5)
     with pytest.raises(ValueError, match="must have shape"):
         pairwise_sum(3.0)
     with pytest.raises(ValueError, match="beyond bfloat16's largest"):

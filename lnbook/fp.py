@@ -1,4 +1,6 @@
-"""Single-pass and merged statistics, and numpy's own summation order.
+"""Floating point: single-pass and merged statistics, numpy's own summation order, bfloat16,
+and the error of a core against the correctly rounded one (the toolkit of the chapter
+:ref:`ch-floating-point`).
 
 The book's :func:`lnbook.stats` reads every record twice (the mean first). Frameworks often
 read it once: Welford's update keeps a running mean and a running sum of squared deviations,
@@ -12,10 +14,17 @@ longest chain of roundings in that order, which sets numpy's error bound.
 
 from __future__ import annotations
 
+import math
+import numbers
+from collections.abc import Callable
+
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
 from . import _checks
+from ._kernel import EPS
+from ._layer import core
+from ._reference import DEFAULT_DPS, exact_records
 
 __all__ = [
     "welford",
@@ -25,36 +34,29 @@ __all__ = [
     "pairwise_sum",
     "pairwise_depth",
     "round_bfloat16",
+    "offset_errors",
 ]
 
 _FORMATS = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
-
-
-def _format(dtype: DTypeLike) -> np.dtype:
-    try:
-        fmt = np.dtype(dtype)
-    except TypeError as exc:
-        raise TypeError(f"dtype must be float16, float32 or float64; got {dtype!r}") from exc
-    if fmt not in _FORMATS:
-        raise TypeError(f"dtype must be float16, float32 or float64; got {fmt}")
-    return fmt
+_INT64_MAX = 2**63 - 1
 
 
 def _records_in(z: ArrayLike, dtype: DTypeLike) -> np.ndarray:
-    fmt = _format(dtype)
+    fmt = _checks.float_format(dtype)
     arr = _checks.records(z)
-    with np.errstate(over="ignore"):
-        out = arr.astype(fmt)
+    out = arr.astype(fmt)
     _checks.finite(out, f"z rounded to {fmt}")
     return out
 
 
 def _finite_in(arr: np.ndarray, what: str) -> np.ndarray:
     if not np.isfinite(arr).all():
-        raise ValueError(f"{what} is not finite in {arr.dtype} (overflow); rescale the input")
+        raise ValueError(f"{what} of z is not finite in {arr.dtype} (overflow): rescale z or "
+                         "take a wider dtype")
     return arr
 
 
+@_checks.public
 def welford(z: ArrayLike, *, dtype: DTypeLike = np.float64) -> tuple[np.ndarray, np.ndarray]:
     """Mean and population variance in one sweep, by Welford's update.
 
@@ -103,27 +105,27 @@ def welford(z: ArrayLike, *, dtype: DTypeLike = np.float64) -> tuple[np.ndarray,
     z = _records_in(z, dtype)
     mu = np.zeros(z.shape[:-1], dtype=z.dtype)
     m2 = np.zeros(z.shape[:-1], dtype=z.dtype)
-    with np.errstate(over="ignore", invalid="ignore"):
-        for k in range(z.shape[-1]):
-            zk = z[..., k]
-            delta = zk - mu
-            # mu_k = mu_{k-1} + (z_k - mu_{k-1}) / k
-            mu = mu + delta / z.dtype.type(k + 1)
-            # M_k = M_{k-1} + (z_k - mu_{k-1}) (z_k - mu_k)
-            m2 = m2 + delta * (zk - mu)
-        # q = M_d / d
-        q = m2 / z.dtype.type(z.shape[-1])
+    for k in range(z.shape[-1]):
+        zk = z[..., k]
+        delta = zk - mu
+        # mu_k = mu_{k-1} + (z_k - mu_{k-1}) / k
+        mu = mu + delta / z.dtype.type(k + 1)
+        # M_k = M_{k-1} + (z_k - mu_{k-1}) (z_k - mu_k)
+        m2 = m2 + delta * (zk - mu)
+    # q = M_d / d
+    q = m2 / z.dtype.type(z.shape[-1])
     return mu, _finite_in(q, "the Welford variance")
 
 
+@_checks.public
 def merge_stats(
-    a: tuple[ArrayLike, ArrayLike, ArrayLike], b: tuple[ArrayLike, ArrayLike, ArrayLike]
+    part_a: tuple[ArrayLike, ArrayLike, ArrayLike], part_b: tuple[ArrayLike, ArrayLike, ArrayLike]
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Statistics of the union of two parts, from the parts' statistics alone.
 
     Parameters
     ----------
-    a, b : tuple (n, mu, q)
+    part_a, part_b : tuple (n, mu, q)
         Count of features (positive integers), mean and population variance of each part;
         the three entries broadcast against each other and against the other part's. The
         arithmetic is carried out in the floating type of ``mu_a`` and ``mu_b``.
@@ -161,31 +163,70 @@ def merge_stats(
     (4, 2.5, 1.25)
     """
     parts = []
-    for name, part in (("a", a), ("b", b)):
-        if not isinstance(part, tuple) or len(part) != 3:
-            raise ValueError(f"{name} must be a tuple (n, mu, q); got {part!r}")
-        n = np.asarray(part[0])
-        if n.dtype.kind not in "iu" or (n < 1).any():
-            raise ValueError(f"{name}: the count n must be a positive integer; got {part[0]!r}")
-        mu = _checks.real_array(part[1], f"{name}: mu")
-        q = _checks.real_array(part[2], f"{name}: q")
-        _checks.finite(mu, f"{name}: mu")
-        _checks.finite(q, f"{name}: q")
+    for name, part in (("part_a", part_a), ("part_b", part_b)):
+        if not isinstance(part, (tuple, list)):
+            raise TypeError(f"{name} must be a tuple (n, mu, q); got {_checks.show(part)}")
+        if len(part) != 3:
+            raise ValueError(f"{name} must be a tuple (n, mu, q) of three entries; got "
+                             f"{_checks.show(part)}")
+        n = _feature_counts(part[0], f"{name}: n")
+        mu, mu_type = _checks.as_float64(part[1], f"{name}: mu")
+        q, q_type = _checks.as_float64(part[2], f"{name}: q")
         if (q < 0).any():
-            raise ValueError(f"{name}: the variance q must be non-negative; got {part[2]!r}")
-        parts.append((n, mu, q))
-    (n_a, mu_a, q_a), (n_b, mu_b, q_b) = parts
-    ftype = np.result_type(mu_a, mu_b, q_a, q_b).type
+            raise ValueError(f"{name}: the variance q must be non-negative; got "
+                             f"{_checks.show(part[2])}")
+        parts.append((n, mu, q, mu_type, q_type))
+    (n_a, mu_a, q_a, *types_a), (n_b, mu_b, q_b, *types_b) = parts
+    try:
+        np.broadcast_shapes(*(np.shape(x) for x in (n_a, mu_a, q_a, n_b, mu_b, q_b)))
+    except ValueError:
+        raise ValueError(f"the entries of part_a and part_b must broadcast together; got shapes "
+                         f"{[np.shape(x) for x in (n_a, mu_a, q_a)]} and "
+                         f"{[np.shape(x) for x in (n_b, mu_b, q_b)]}") from None
+    if (n_a > _INT64_MAX - n_b).any():
+        raise ValueError("the merged count n = n_a + n_b exceeds 2**63 - 1 (part_a: n = "
+                         f"{_checks.show(part_a[0])}, part_b: n = {_checks.show(part_b[0])}): "
+                         "no array holds that many features")
+    # the arithmetic in the parts' own floating type (float64 for integer statistics)
+    ftype = np.result_type(*types_a, *types_b).type
     n = n_a + n_b
     fa, fb, f = ftype(n_a), ftype(n_b), ftype(n)
-    delta = ftype(mu_b - mu_a)
+    mu_a, mu_b, q_a, q_b = (x.astype(ftype) for x in (mu_a, mu_b, q_a, q_b))
+    delta = mu_b - mu_a
     # mu = mu_a + delta n_b / n
     mu = mu_a + delta * (fb / f)
     # n q = n_a q_a + n_b q_b + delta^2 n_a n_b / n
     q = (fa * q_a + fb * q_b + delta * delta * (fa * fb / f)) / f
+    if not np.isfinite(q).all():
+        raise ValueError(f"the merged variance of part_a and part_b is not finite in "
+                         f"{np.dtype(ftype)} (overflow): rescale them or take a wider dtype")
     return n, ftype(mu) if np.ndim(mu) == 0 else mu, ftype(q) if np.ndim(q) == 0 else q
 
 
+def _feature_counts(value: object, name: str) -> np.ndarray:
+    """Counts of features, positive integers up to 2**63 - 1, as an int64 array."""
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a positive integer count; got {value!r}")
+    if isinstance(value, numbers.Integral):
+        return np.asarray(_checks.count(value, name, maximum=_INT64_MAX), dtype=np.int64)
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be positive integer counts; got {_checks.show(value)}"
+                        ) from exc
+    if arr.dtype.kind == "O" and arr.size and all(
+            isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in arr.ravel()):
+        for v in arr.ravel():
+            _checks.count(v, name, maximum=_INT64_MAX)
+        return arr.astype(np.int64)
+    if arr.dtype.kind not in "iu":
+        raise TypeError(f"{name} must be positive integer counts; got {_checks.show(value)}")
+    if arr.size and (arr.min() < 1 or (arr.dtype.kind == "u" and arr.max() > _INT64_MAX)):
+        raise ValueError(f"{name} must be counts from 1 to 2**63 - 1; got {_checks.show(value)}")
+    return arr.astype(np.int64)
+
+
+@_checks.public
 def chan_stats(
     z: ArrayLike, *, block: int = 16, dtype: DTypeLike = np.float64
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -227,17 +268,20 @@ def chan_stats(
     >>> float(mu), float(q)
     (4.5, 5.25)
     """
-    if isinstance(block, bool) or not isinstance(block, (int, np.integer)) or block < 1:
-        raise ValueError(f"block must be a positive integer; got block = {block!r}")
+    block = _checks.count(block, "block")
     z = _records_in(z, dtype)
     d = z.shape[-1]
     parts = []
-    for start in range(0, d, int(block)):
-        chunk = z[..., start : start + int(block)]
+    for start in range(0, d, block):
+        chunk = z[..., start : start + block]
         mu, q = welford(chunk, dtype=z.dtype)
         parts.append((chunk.shape[-1], mu, q))
     while len(parts) > 1:
-        merged = [merge_stats(parts[i], parts[i + 1]) for i in range(0, len(parts) - 1, 2)]
+        try:
+            merged = [merge_stats(parts[i], parts[i + 1]) for i in range(0, len(parts) - 1, 2)]
+        except ValueError:  # an overflow of the format, named for the caller
+            raise ValueError(f"the Chan variance of z is not finite in {z.dtype} (overflow): "
+                             "rescale z or take a wider dtype") from None
         if len(parts) % 2:
             merged.append(parts[-1])
         parts = [(int(n), mu, q) for n, mu, q in merged]
@@ -245,6 +289,7 @@ def chan_stats(
     return np.asarray(mu, dtype=z.dtype), np.asarray(q, dtype=z.dtype)
 
 
+@_checks.public
 def one_pass_stats(
     z: ArrayLike, *, dtype: DTypeLike = np.float64
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -286,32 +331,32 @@ def one_pass_stats(
     0.0
     """
     z = _records_in(z, dtype)
-    with np.errstate(over="ignore"):
-        mu = z.mean(axis=-1)
-        # q = E[z^2] - E[z]^2
-        q = (z * z).mean(axis=-1) - mu * mu
+    mu = z.mean(axis=-1)
+    # q = E[z^2] - E[z]^2
+    q = (z * z).mean(axis=-1) - mu * mu
     return mu, _finite_in(q, "the one-pass variance")
 
 
-def pairwise_sum(x: ArrayLike) -> np.ndarray:
+@_checks.public
+def pairwise_sum(z: ArrayLike) -> np.ndarray:
     """The sum along the last axis, added in exactly the order ``np.sum`` uses.
 
     Parameters
     ----------
-    x : (d,) or (..., d) array_like of float16, float32 or float64
-        Values to add; other real inputs are converted to float64.
+    z : (d,) or (..., d) array_like of float16, float32 or float64
+        Values to add along the last axis; other real inputs are converted to float64.
 
     Returns
     -------
     (...) ndarray
-        The sums, in the dtype of ``x``; equal bit for bit to ``np.sum(x, axis=-1)`` for
+        The sums, in the dtype of ``z``; equal bit for bit to ``np.sum(z, axis=-1)`` for
         contiguous float64 and float32 input (float16 is accumulated in float32, as numpy
         does, and rounded once at the end).
 
     Raises
     ------
     ValueError
-        If ``x`` is 0-d, has an empty last axis, or contains NaN or infinite entries.
+        If ``z`` is 0-d, has an empty last axis, or contains NaN or infinite entries.
 
     Notes
     -----
@@ -326,13 +371,14 @@ def pairwise_sum(x: ArrayLike) -> np.ndarray:
     Examples
     --------
     >>> import numpy as np
-    >>> x = np.random.default_rng(0).standard_normal(1000) + 1e3
-    >>> bool(pairwise_sum(x) == np.sum(x))
+    >>> z = np.random.default_rng(0).standard_normal(1000) + 1e3
+    >>> bool(pairwise_sum(z) == np.sum(z))
     True
     """
-    raw = np.asarray(x)
-    checked = _checks.records(raw, "x")  # float64, exact for every float16/32 entry
-    arr = checked.astype(raw.dtype if raw.dtype in _FORMATS else np.float64)
+    # float64, exact for every float16/32 entry; then back to the input's own format
+    checked, dtype = _checks.as_float64(z, "z")
+    checked = _checks.records(checked)
+    arr = checked.astype(dtype if dtype in _FORMATS else np.float64)
     acc = np.float32 if arr.dtype == np.float16 else arr.dtype.type
 
     def add(p: np.ndarray, r: np.ndarray) -> np.ndarray:
@@ -359,10 +405,11 @@ def pairwise_sum(x: ArrayLike) -> np.ndarray:
         n2 -= n2 % 8
         return add(rec(a[..., :n2]), rec(a[..., n2:]))
 
-    with np.errstate(over="ignore"):
-        return rec(arr).astype(arr.dtype)
+    total = rec(arr).astype(arr.dtype)
+    return _checks.finite_result(total, f"the sum of z in {arr.dtype}")
 
 
+@_checks.public
 def pairwise_depth(d: int) -> int:
     """The longest chain of rounded additions that one term meets in ``np.sum`` of ``d`` terms.
 
@@ -402,26 +449,40 @@ def pairwise_depth(d: int) -> int:
     >>> [pairwise_depth(d) for d in (4, 16, 128, 768, 4096)]
     [3, 4, 18, 17, 23]
     """
-    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1:
-        raise ValueError(f"d must be a positive integer; got d = {d!r}")
-    d = int(d)
-    if d < 8:
-        return d - 1
-    if d <= 128:
-        m = d - d % 8
-        return (m // 8 - 1) + 3 + d % 8
-    d1 = d // 2
-    d1 -= d1 % 8
-    return 1 + max(pairwise_depth(d1), pairwise_depth(d - d1))
+    d = _checks.count(d, "d", maximum=_INT64_MAX)
+    # k(d) = 1 + max(k(d_1), k(d - d_1)): the halves of one level take a few distinct sizes
+    # only, so the tree is walked level by level (about log2(d / 128) levels), not node by
+    # node (about d / 64 nodes: 2**32 terms would take hours)
+    depth, level, sizes = 0, 0, {d}
+    while sizes:
+        halves: set[int] = set()
+        for n in sizes:
+            if n <= 128:
+                depth = max(depth, level + _leaf_depth(n))
+            else:
+                n1 = n // 2 - (n // 2) % 8
+                halves.update((n1, n - n1))
+        sizes, level = halves, level + 1
+    return depth
 
 
-def round_bfloat16(x: ArrayLike) -> np.ndarray:
+def _leaf_depth(n: int) -> int:
+    """k(n) for 1 <= n <= 128: one by one below 8; eight accumulators joined in a tree of
+    depth 3, then the last n mod 8 entries one by one."""
+    if n < 8:
+        return n - 1
+    m = n - n % 8
+    return (m // 8 - 1) + 3 + n % 8
+
+
+@_checks.public
+def round_bfloat16(z: ArrayLike) -> np.ndarray:
     """Round to bfloat16 (8 significant bits), returned as float32; numpy has no bfloat16.
 
     Parameters
     ----------
-    x : array_like
-        Real values; they are first rounded to float32 (as frameworks do when casting).
+    z : array_like
+        Real values (any shape); they are first rounded to float32 (as frameworks do when casting).
 
     Returns
     -------
@@ -449,10 +510,9 @@ def round_bfloat16(x: ArrayLike) -> np.ndarray:
     >>> round_bfloat16([1 + 2**-8, 1 + 3 * 2**-8, 1 + 2**-7, 300.0]).tolist()
     [1.0, 1.015625, 1.0078125, 300.0]
     """
-    arr = _checks.real_array(x, "x")
-    with np.errstate(over="ignore"):
-        f32 = np.asarray(arr, dtype=np.float32)
-    _checks.finite(f32.astype(np.float64), "x rounded to float32")
+    arr = _checks.real_array(z, "z")
+    f32 = np.asarray(arr, dtype=np.float32)
+    _checks.finite(f32.astype(np.float64), "z rounded to float32")
     bits = f32.view(np.uint32).astype(np.uint64)
     # round to nearest, ties to even: add 0x7FFF plus the lowest kept bit, drop 16 bits
     # (uint64 constants: numpy's stubs type uint64-array-op-int as signed; it stays uint64)
@@ -460,5 +520,87 @@ def round_bfloat16(x: ArrayLike) -> np.ndarray:
             & np.uint64(0xFFFF0000))
     out = bits.astype(np.uint32).view(np.float32)
     if not np.isfinite(out).all():
-        raise ValueError("x has an entry beyond bfloat16's largest finite number (about 3.39e38)")
+        raise ValueError("z has an entry beyond bfloat16's largest finite number (about 3.39e38)")
     return out
+
+
+@_checks.public
+def offset_errors(
+    offsets: ArrayLike,
+    *,
+    f: Callable[..., np.ndarray] = core,
+    sigma: float = 1.0,
+    d: int = 32,
+    n: int = 4,
+    eps: float = EPS,
+    seed: int = 0,
+) -> np.ndarray:
+    """Worst error of a core, in ulps, on records whose mean is ``offset`` spreads away from 0.
+
+    Parameters
+    ----------
+    offsets : (m,) array_like
+        Ratios :math:`|\\mu|/\\sigma`, each positive.
+    f : callable, optional
+        ``f(z, eps=eps)`` returning the core of records ``z`` (default :func:`lnbook.core`).
+    sigma : float, optional
+        The spread :math:`\\sigma > 0` of the records' features.
+    d, n : int, optional
+        Features per record and records per offset.
+    eps : float, optional
+        Stabilizer passed to ``f`` and to :func:`lnbook.exact_core`.
+    seed : int, optional
+        Seed of the standard normal draw, shared by every offset.
+
+    Returns
+    -------
+    (m,) ndarray
+        For each offset, the largest :func:`lnbook.ulp_error` over the ``n`` records.
+
+    Raises
+    ------
+    ValueError
+        If an offset or ``sigma`` is not positive and finite, or ``d`` or ``n`` is below 1.
+    TypeError
+        If ``d``, ``n`` or ``seed`` is not an integer (``2.7``, ``'3'`` and ``True`` are
+        refused, not rounded), or ``f`` is not callable.
+
+    Notes
+    -----
+    The records are :math:`z = \\sigma\\,(r \\mathbf 1 + x)` rounded to float64, with
+    :math:`x` one fixed standard normal draw of shape ``(n, d)`` and :math:`r` the offset.
+    Each computed core is compared with the exact core *of the rounded record*, so the
+    rounding of the input is not counted against the layer. See :ref:`ch-floating-point`.
+
+    Examples
+    --------
+    >>> offset_errors([1.0, 1e6], d=8, n=2).tolist()
+    [1.0, 1.0]
+    """
+    r = _checks.vector(offsets, "offsets")
+    if (r <= 0).any():
+        raise ValueError(f"offsets must be positive ratios; got {_checks.show(offsets)}")
+    f = _checks.function(f, "f", "f(z, eps=eps) -> the core of z")
+    sigma = _checks.positive(sigma, "sigma")
+    d = _checks.count(d, "d")
+    n = _checks.count(n, "n")
+    eps = _checks.eps_value(eps)
+    seed = _checks.seed(seed)
+    _checks.fits(n * d, f"the records of n = {n} and d = {d}")
+    x = np.random.default_rng(seed).standard_normal((n, d))
+    # the largest record must be finite: sigma (max r + max|x|)
+    if not math.isfinite(sigma * (float(r.max()) + float(np.abs(x).max()))):
+        raise ValueError(f"sigma * offsets overflows float64 (sigma = {sigma!r}, largest offset "
+                         f"{float(r.max())!r}); take smaller ones")
+    worst = np.empty(r.size)
+    for k, ratio in enumerate(r):
+        # z = sigma (r 1 + x), rounded to float64 by the arithmetic
+        z = sigma * (ratio + x)
+        computed = _checks.real_array(f(z, eps=eps), "f(z)")
+        exact = exact_records(z, eps, DEFAULT_DPS)
+        if computed.shape != exact.shape:
+            raise ValueError(f"f(z) has shape {computed.shape}; expected {exact.shape}")
+        # err = max_i |c_i - u_i| / ulp(max_i |u_i|)
+        worst[k] = (np.abs(computed - exact).max(axis=-1)
+                    / np.spacing(np.abs(exact).max(axis=-1))).max()
+    return worst

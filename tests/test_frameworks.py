@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import lnbook
-from lnbook import CONVENTIONS, convention_layer_norm, layer_norm_variant
+from lnbook.frameworks import CONVENTIONS, convention_layer_norm, layer_norm_variant
 
 RNG_SEED = 20240607
 
@@ -44,7 +44,7 @@ def test_rmsnorm_convention_is_the_uncentered_formula():
     assert np.allclose(layer_norm_variant(z, eps=0.0, center=False),
                        z / np.sqrt((z**2).mean(axis=-1, keepdims=True)), rtol=1e-15, atol=0)
     eps = CONVENTIONS["rmsnorm"].eps
-    assert np.allclose(convention_layer_norm(z, "rmsnorm"),
+    assert np.allclose(convention_layer_norm(z, convention="rmsnorm"),
                        z / np.sqrt((z**2).mean(axis=-1, keepdims=True) + eps), rtol=1e-15, atol=0)
 
 
@@ -68,7 +68,7 @@ def test_hand_example_eps_outside_vs_inside():
 
 def test_hand_example_rmsnorm():
     """RMSNorm of (2,4,6,8): RMS sqrt(30), output ≈ (0.3651, 0.7303, 1.0954, 1.4606)."""
-    y = convention_layer_norm([2.0, 4.0, 6.0, 8.0], "rmsnorm", eps=0)
+    y = convention_layer_norm([2.0, 4.0, 6.0, 8.0], convention="rmsnorm", eps=0)
     assert np.allclose(y, np.array([2, 4, 6, 8]) / math.sqrt(30), rtol=1e-15)
     assert np.allclose(y, [0.3651, 0.7303, 1.0954, 1.4606], atol=5e-5)
 
@@ -76,7 +76,7 @@ def test_hand_example_rmsnorm():
 def test_hand_example_keras_eps_is_not_negligible_for_small_records():
     """(1,2,3,4)/100: q = 1.25e-4; Keras's eps = 1e-3 shrinks the core by sqrt(q/(q+eps)) = 1/3."""
     z = np.array([1.0, 2.0, 3.0, 4.0]) / 100
-    y = convention_layer_norm(z, "keras")
+    y = convention_layer_norm(z, convention="keras")
     assert np.allclose(y, lnbook.core(z, eps=0) / 3, rtol=1e-14)
 
 
@@ -84,8 +84,10 @@ def test_constant_record_maps_to_beta_in_every_convention_with_eps():
     """A constant record has v = 0: every centered convention returns beta; RMSNorm does not."""
     beta = np.array([1.0, -1.0, 2.0])
     for key in ("pytorch", "flax", "keras", "bert", "annotated"):
-        assert np.array_equal(convention_layer_norm([5.0, 5.0, 5.0], key, beta=beta), beta), key
-    assert np.allclose(convention_layer_norm([5.0, 5.0, 5.0], "rmsnorm"), 1.0, rtol=1e-15)
+        assert np.array_equal(convention_layer_norm([5.0, 5.0, 5.0], convention=key, beta=beta),
+                              beta), key
+    assert np.allclose(convention_layer_norm([5.0, 5.0, 5.0], convention="rmsnorm"), 1.0,
+                       rtol=1e-15)
 
 
 # --- closed forms ------------------------------------------------------------------------
@@ -127,8 +129,8 @@ def test_eps_outside_slope_at_a_constant_record_is_one_over_eps():
     eps = 1e-2
     z = np.full(4, 3.0)
     J_out = lnbook.central_difference_jacobian(
-        lambda x: layer_norm_variant(x, eps=eps, eps_inside=False), z, h=1e-7)
-    J_in = lnbook.central_difference_jacobian(lambda x: layer_norm_variant(x, eps=eps), z, h=1e-7)
+        lambda x: layer_norm_variant(x, eps=eps, eps_inside=False), z, tau=1e-7)
+    J_in = lnbook.central_difference_jacobian(lambda x: layer_norm_variant(x, eps=eps), z, tau=1e-7)
     P = lnbook.centering_matrix(4)
     assert np.allclose(J_out, P / eps, rtol=1e-5, atol=1e-6)
     assert np.allclose(J_in, P / math.sqrt(eps), rtol=1e-5, atol=1e-6)
@@ -141,7 +143,7 @@ def test_fast_variance_is_the_literal_one_pass_formula():
         mu = z.mean(axis=-1, keepdims=True)
         var = np.maximum(0.0, (z * z).mean(axis=-1, keepdims=True) - mu * mu)
         expected = (z - mu) / np.sqrt(var + 1e-6)
-        assert np.array_equal(convention_layer_norm(z, "flax"), expected)
+        assert np.array_equal(convention_layer_norm(z, convention="flax"), expected)
 
 
 def test_fast_variance_agrees_on_centered_data_and_fails_on_offset_data():
@@ -150,9 +152,10 @@ def test_fast_variance_agrees_on_centered_data_and_fails_on_offset_data():
     lnbook's two-pass core keeps shift invariance; the fast variance loses it.
     """
     z = records(shape=(50, 16))
-    assert np.allclose(convention_layer_norm(z, "flax"), lnbook.core(z, eps=1e-6), rtol=1e-12)
+    assert np.allclose(convention_layer_norm(z, convention="flax"), lnbook.core(z, eps=1e-6),
+                       rtol=1e-12)
     shifted = z + 1e8
-    fast = convention_layer_norm(shifted, "flax")
+    fast = convention_layer_norm(shifted, convention="flax")
     two_pass = lnbook.core(shifted, eps=1e-6)
     assert np.allclose(two_pass, lnbook.core(z, eps=1e-6), rtol=1e-6, atol=1e-6)
     assert np.abs(fast - two_pass).max() > 0.1
@@ -162,7 +165,7 @@ def test_fast_variance_agrees_on_centered_data_and_fails_on_offset_data():
     mu = huge.mean(axis=-1, keepdims=True)
     raw = (huge * huge).mean(axis=-1, keepdims=True) - mu * mu
     assert (raw < 0).any()
-    assert np.abs(convention_layer_norm(huge, "flax")).max() > 100
+    assert np.abs(convention_layer_norm(huge, convention="flax")).max() > 100
 
 
 def test_rmsnorm_equals_layernorm_core_on_centered_records():
@@ -181,10 +184,10 @@ def test_affine_parameters_apply_after_the_core():
     z = records(shape=(2, 5))
     gamma, beta = np.arange(1.0, 6.0), np.linspace(-1, 1, 5)
     for key in CONVENTIONS:
-        u = convention_layer_norm(z, key)
-        assert np.allclose(convention_layer_norm(z, key, gamma, beta), gamma * u + beta,
+        u = convention_layer_norm(z, convention=key)
+        assert np.allclose(convention_layer_norm(z, gamma, beta, convention=key), gamma * u + beta,
                            rtol=1e-15, atol=1e-15), key
-        assert np.array_equal(convention_layer_norm(z, key, gamma), gamma * u), key
+        assert np.array_equal(convention_layer_norm(z, gamma, convention=key), gamma * u), key
 
 
 @settings(max_examples=60, deadline=None)
@@ -198,8 +201,8 @@ def test_centered_conventions_are_shift_invariant(z, c, key):
     """Every two-pass centered convention is invariant under z -> z + c 1 (up to rounding)."""
     spread = np.ptp(z)
     assume(spread >= 1e-3)
-    y0 = convention_layer_norm(z, key, eps=1e-3)
-    y1 = convention_layer_norm(z + c, key, eps=1e-3)
+    y0 = convention_layer_norm(z, convention=key, eps=1e-3)
+    y1 = convention_layer_norm(z + c, convention=key, eps=1e-3)
     # the rounding of z + c moves entries by up to ulp(|z| + |c|), relative to the spread
     tol = 64 * np.finfo(float).eps * (np.abs(z).max() + abs(c) + 1) / spread * math.sqrt(z.size)
     assert np.allclose(y0, y1, rtol=0, atol=tol)
@@ -239,8 +242,11 @@ def test_bad_input_raises():
         layer_norm_variant([1.0, 2.0], [1.0, 2.0, 3.0], eps=1e-5)
     with pytest.raises(ValueError, match="NaN or infinite"):
         layer_norm_variant([1.0, np.nan], eps=1e-5)
-    with pytest.raises(ValueError, match="unknown convention 'jax'"):
-        convention_layer_norm([1.0, 2.0], "jax")
+    with pytest.raises(ValueError, match="convention must be one of pytorch, .*; got "
+                       "convention = 'jax'"):
+        convention_layer_norm([1.0, 2.0], convention="jax")
+    with pytest.raises(TypeError, match="convention must be a string"):
+        convention_layer_norm([1.0, 2.0], convention=None)
     with pytest.raises(ValueError, match="one-pass variance of record \\(\\) is not finite"):
         layer_norm_variant([1e300, -1e300], eps=1e-5, fast_variance=True)
 
@@ -285,9 +291,9 @@ def test_peer_torch_module_options(torch):
     gamma = np.random.default_rng(6).normal(size=d)
     with torch.no_grad():
         no_bias.weight.copy_(torch.from_numpy(gamma))
-        np.testing.assert_allclose(convention_layer_norm(z, "pytorch", gamma),
+        np.testing.assert_allclose(convention_layer_norm(z, gamma, convention="pytorch"),
                                    no_bias(t).numpy(), rtol=1e-13, atol=1e-13)
-        np.testing.assert_allclose(convention_layer_norm(z, "pytorch"), plain(t).numpy(),
+        np.testing.assert_allclose(convention_layer_norm(z, convention="pytorch"), plain(t).numpy(),
                                    rtol=1e-13, atol=1e-13)
 
 
@@ -298,11 +304,13 @@ def test_peer_torch_rms_norm(torch):
     z = records(shape=(5, 24), offset=0.5)
     gamma = np.random.default_rng(7).normal(size=24)
     theirs = torch.nn.functional.rms_norm(torch.from_numpy(z), (24,), torch.from_numpy(gamma))
-    np.testing.assert_allclose(convention_layer_norm(z, "rmsnorm", gamma), theirs.numpy(),
+    np.testing.assert_allclose(convention_layer_norm(z, gamma, convention="rmsnorm"),
+                               theirs.numpy(),
                                rtol=1e-13, atol=1e-13)
     module = torch.nn.RMSNorm(24, dtype=torch.float64)
     assert module.eps is None  # None means the dtype's machine epsilon
-    np.testing.assert_allclose(convention_layer_norm(z, "rmsnorm"), module(torch.from_numpy(z))
+    np.testing.assert_allclose(convention_layer_norm(z, convention="rmsnorm"),
+                               module(torch.from_numpy(z))
                                .detach().numpy(), rtol=1e-13, atol=1e-13)
 
 
@@ -315,7 +323,8 @@ def test_peer_torch_annotated_transformer(torch):
     mean = x.mean(-1, keepdim=True)
     std = x.std(-1, keepdim=True)
     theirs = torch.from_numpy(a_2) * (x - mean) / (std + 1e-6) + torch.from_numpy(b_2)
-    np.testing.assert_allclose(convention_layer_norm(z, "annotated", a_2, b_2), theirs.numpy(),
+    np.testing.assert_allclose(convention_layer_norm(z, a_2, b_2, convention="annotated"),
+                               theirs.numpy(),
                                rtol=1e-12, atol=1e-13)
 
 
@@ -328,7 +337,7 @@ def test_peer_torch_one_pass_variance(torch):
         mu = x.mean(-1, keepdim=True)
         var = torch.clamp((x * x).mean(-1, keepdim=True) - mu * mu, min=0.0)
         theirs = ((x - mu) * torch.rsqrt(var + 1e-6)).numpy()
-        ours = convention_layer_norm(z, "flax")
+        ours = convention_layer_norm(z, convention="flax")
         if tol is not None:
             np.testing.assert_allclose(ours, theirs, rtol=tol, atol=tol)
         else:

@@ -1,30 +1,31 @@
-"""LayerNorm inside a residual stack: Pre-LN and Post-LN blocks, forward and backward.
+"""LayerNorm inside a residual stack: Pre-LN and Post-LN blocks, forward and backward (the
+toolkit of the chapter :ref:`ch-transformer`).
 
-A block maps a batch of records ``x`` (features on the last axis) to
+A block maps a batch of records ``z`` (features on the last axis) to
 
-* Pre-LN:  ``y = x + F(LN(x))``, with one more LayerNorm after the last block;
-* Post-LN: ``y = LN(x + F(x))``;
+* Pre-LN:  ``y = z + F(LN(z))``, with one more LayerNorm after the last block;
+* Post-LN: ``y = LN(z + F(z))``;
 
 where ``F(a) = W2 relu(W1 a + b1) + b2`` is a two-layer perceptron and ``LN`` is the full
-layer ``gamma ⊙ u_eps + beta``. The backward pass uses :func:`lnbook.input_grad` and
-:func:`lnbook.param_grads` for every LayerNorm, so the gradients are the book's own. Also here:
+layer ``gamma ⊙ u_eps + beta``. Every LayerNorm runs on the kernel: its forward pass keeps
+the core ``u`` and the scale ``s``, and the backward pass applies to them the routines of
+:func:`lnbook.input_grad` and :func:`lnbook.param_grads`, so the gradients are the book's own,
+with the statistics computed once per LayerNorm and the blocks checked once. Also here:
 RMSNorm's input Jacobian, :func:`rms_jacobian`, set beside LayerNorm's in the chapter
 *LayerNorm inside a Transformer*.
 """
 
 from __future__ import annotations
 
-import numbers
+from collections.abc import Mapping
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _checks, _kernel
-from .derivatives import input_grad, param_grads
-from .normalize import EPS, layer_norm
+from ._kernel import EPS
 
 __all__ = [
-    "PLACEMENTS",
     "init_blocks",
     "residual_forward",
     "residual_backward",
@@ -32,17 +33,12 @@ __all__ = [
     "rms_jacobian",
 ]
 
-PLACEMENTS = ("pre", "post")
+_PLACEMENTS = ("pre", "post")
 _KEYS = ("W1", "b1", "W2", "b2", "gamma", "beta")
 
 
-def _count(n: int, name: str) -> int:
-    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
-        raise ValueError(f"{name} must be a positive integer; got {name} = {n!r}")
-    return int(n)
-
-
-def init_blocks(L: int, d: int, m: int | None = None, *, seed: int = 0) -> list[dict]:
+@_checks.public
+def init_blocks(L: int, d: int, *, m: int | None = None, seed: int = 0) -> list[dict]:
     """Parameters of ``L`` residual blocks at a seeded Gaussian initialization.
 
     Parameters
@@ -74,12 +70,15 @@ def init_blocks(L: int, d: int, m: int | None = None, *, seed: int = 0) -> list[
 
     Examples
     --------
-    >>> blocks = init_blocks(2, 4, 6, seed=0)
+    >>> blocks = init_blocks(2, 4, m=6, seed=0)
     >>> len(blocks), blocks[0]["W1"].shape, blocks[0]["W2"].shape
     (2, (6, 4), (4, 6))
     """
-    L, d = _count(L, "L"), _count(d, "d")
-    m = 2 * d if m is None else _count(m, "m")
+    L, d = _checks.count(L, "L"), _checks.count(d, "d")
+    m = 2 * d if m is None else _checks.count(m, "m")
+    seed = _checks.seed(seed)
+    _checks.fits(L * (2 * m * d + m + 3 * d), f"the parameters of L = {L} blocks of d = {d} "
+                 f"and m = {m}")
     rng = np.random.default_rng(seed)
     blocks = []
     for _ in range(L):
@@ -95,24 +94,33 @@ def init_blocks(L: int, d: int, m: int | None = None, *, seed: int = 0) -> list[
     return blocks
 
 
-def _checked(x: ArrayLike, blocks: list[dict], placement: str) -> np.ndarray:
-    if placement not in PLACEMENTS:
-        raise ValueError(f"placement must be one of {PLACEMENTS}; got placement = {placement!r}")
-    x = _checks.records(x, "x")
-    if not isinstance(blocks, (list, tuple)) or not blocks:
+def _checked(z: ArrayLike, blocks: list[dict], placement: str
+             ) -> tuple[np.ndarray, list[dict]]:
+    """The records and the blocks' parameters, as float64 arrays of the right shapes."""
+    _checks.choice(placement, "placement", _PLACEMENTS)
+    z = _checks.records(z)
+    if not isinstance(blocks, (list, tuple)):
+        raise TypeError(f"blocks must be a list of parameter dicts (see init_blocks); got "
+                        f"{_checks.show(blocks)}")
+    if not blocks:
         raise ValueError("blocks must be a non-empty list of parameter dicts (see init_blocks)")
-    d = x.shape[-1]
+    d = z.shape[-1]
+    checked = []
     for k, p in enumerate(blocks):
+        if not isinstance(p, Mapping):
+            raise TypeError(f"blocks[{k}] must be a dict of parameters; got {_checks.show(p)}")
         missing = [key for key in _KEYS if key not in p]
         if missing:
-            raise ValueError(f"block {k} lacks the parameters {missing}")
-        m = np.shape(p["W1"])[0] if np.ndim(p["W1"]) == 2 else -1
+            raise ValueError(f"blocks[{k}] lacks the parameters {missing}")
+        arrays = {key: _checks.real_array(p[key], f"blocks[{k}]['{key}']") for key in _KEYS}
+        m = arrays["W1"].shape[0] if arrays["W1"].ndim == 2 and arrays["W1"].size else -1
         shapes = {"W1": (m, d), "b1": (m,), "W2": (d, m), "b2": (d,), "gamma": (d,), "beta": (d,)}
         for key, shape in shapes.items():
-            if np.shape(p[key]) != shape:
-                raise ValueError(f"block {k}: {key} must have shape {shape} for d = {d}; "
-                                 f"got shape {np.shape(p[key])}")
-    return x
+            if arrays[key].shape != shape:
+                raise ValueError(f"blocks[{k}][{key!r}] must have shape {shape} for d = {d}; "
+                                 f"got shape {arrays[key].shape}")
+        checked.append(arrays)
+    return z, checked
 
 
 def _mlp(a: np.ndarray, p: dict) -> tuple[np.ndarray, np.ndarray]:
@@ -136,30 +144,31 @@ def _mlp_backward(a: np.ndarray, h: np.ndarray, gf: np.ndarray, p: dict, grads: 
     return gh @ p["W1"]
 
 
-def residual_forward(x: ArrayLike, blocks: list[dict], *, placement: str = "pre",
+@_checks.public
+def residual_forward(z: ArrayLike, blocks: list[dict], *, placement: str = "pre",
                      eps: float = EPS) -> np.ndarray:
     """Output of a stack of residual blocks with LayerNorm before (Pre-LN) or after (Post-LN).
 
     Parameters
     ----------
-    x : (d,) or (..., d) array_like
+    z : (d,) or (..., d) array_like
         Input records.
     blocks : list of dict
         Parameters, as :func:`init_blocks` returns them.
     placement : {"pre", "post"}, optional
-        ``"pre"``: ``x <- x + F(LN(x))`` per block, then a final ``u_eps`` (unit gain, zero bias).
-        ``"post"``: ``x <- LN(x + F(x))`` per block.
+        ``"pre"``: ``z <- z + F(LN(z))`` per block, then a final ``u_eps`` (unit gain, zero bias).
+        ``"post"``: ``z <- LN(z + F(z))`` per block.
     eps : float, optional
         Stabilizer of every LayerNorm.
 
     Returns
     -------
-    ndarray, shape of ``x``
+    ndarray, shape of ``z``
 
     Raises
     ------
     ValueError
-        For an unknown placement, a malformed block, or bad ``x``/``eps``.
+        For an unknown placement, a malformed block, or bad ``z``/``eps``.
 
     Examples
     --------
@@ -168,44 +177,50 @@ def residual_forward(x: ArrayLike, blocks: list[dict], *, placement: str = "pre"
     >>> bool(abs(y.mean()) < 1e-12), round(float((y**2).mean()), 4)
     (True, 1.0)
     """
-    return _forward(x, blocks, placement, eps)[0]
+    return _forward(z, blocks, placement, eps)[0]
 
 
-def _forward(x: ArrayLike, blocks: list[dict], placement: str,
-             eps: float) -> tuple[np.ndarray, list]:
-    """The stack's output and, per block, what the backward pass needs."""
-    xs = _checked(x, blocks, placement)
+def _forward(z: ArrayLike, blocks: list[dict], placement: str,
+             eps: float) -> tuple[np.ndarray, list, list[dict]]:
+    """The stack's output, per LayerNorm what its backward pass needs (the kernel's u and s,
+    computed once), and the checked blocks."""
+    eps = _checks.eps_value(eps)
+    xs, blocks = _checked(z, blocks, placement)
     cache: list = []
-    for p in blocks:
+    for k, p in enumerate(blocks):
         if placement == "pre":
             # y = x + F(LN(x))
-            a = layer_norm(xs, gamma=p["gamma"], beta=p["beta"], eps=eps)
+            a, u, s = _kernel.forward(xs, eps, p["gamma"], p["beta"])
             f, h = _mlp(a, p)
-            cache.append((xs, a, h))
+            cache.append((u, s, a, h))
             xs = xs + f
         else:
             # y = LN(x + F(x))
             f, h = _mlp(xs, p)
-            cache.append((xs, xs + f, h))
-            xs = layer_norm(xs + f, gamma=p["gamma"], beta=p["beta"], eps=eps)
+            y, u, s = _kernel.forward(xs + f, eps, p["gamma"], p["beta"])
+            cache.append((u, s, xs, h))
+            xs = y
+        _checks.finite_result(xs, f"the residual stream of z after block {k} of blocks")
     if placement == "pre":
-        cache.append(xs)
-        xs = layer_norm(xs, eps=eps)
-    return xs, cache
+        # the final LayerNorm (unit gain, zero bias)
+        xs, u, s = _kernel.forward(xs, eps)
+        cache.append((u, s))
+    return xs, cache, blocks
 
 
-def residual_backward(x: ArrayLike, blocks: list[dict], g: ArrayLike, *, placement: str = "pre",
+@_checks.public
+def residual_backward(z: ArrayLike, g: ArrayLike, blocks: list[dict], *, placement: str = "pre",
                       eps: float = EPS) -> tuple[np.ndarray, list[dict]]:
     """Gradients of a scalar loss through the stack of :func:`residual_forward`.
 
     Parameters
     ----------
-    x : (d,) or (..., d) array_like
+    z : (d,) or (..., d) array_like
         Input records.
+    g : array_like, shape of ``z``
+        Upstream gradient ``dl/dy`` of the stack's output.
     blocks : list of dict
         Parameters, as :func:`init_blocks` returns them.
-    g : array_like, shape of ``x``
-        Upstream gradient ``dl/dy`` of the stack's output.
     placement : {"pre", "post"}, optional
         As for :func:`residual_forward`.
     eps : float, optional
@@ -213,50 +228,58 @@ def residual_backward(x: ArrayLike, blocks: list[dict], g: ArrayLike, *, placeme
 
     Returns
     -------
-    dx : ndarray, shape of ``x``
-        ``dl/dx``.
+    dz : ndarray, shape of ``z``
+        ``dl/dz``.
     grads : list of dict
         Per block, the gradient of every parameter (same keys and shapes as ``blocks``),
         summed over records.
 
     Notes
     -----
-    Every LayerNorm is differentiated by :func:`lnbook.input_grad` (input) and
-    :func:`lnbook.param_grads` (gain and bias); the residual connection adds the identity:
-    Pre-LN ``dl/dx = dl/dy + J_LN^T (dl/da)``, Post-LN ``dl/dx = (I + DF^T) J_LN^T dl/dy``.
+    Every LayerNorm is differentiated as :func:`lnbook.input_grad` (input) and
+    :func:`lnbook.param_grads` (gain and bias) differentiate it, by the same kernel routines,
+    from the ``u`` and ``s`` its forward pass kept; the residual connection adds the identity:
+    Pre-LN ``dl/dz = dl/dy + J_LN^T (dl/da)``, Post-LN ``dl/dz = (I + DF^T) J_LN^T dl/dy``.
 
     Examples
     --------
     >>> blocks = init_blocks(2, 4, seed=1)
-    >>> x = [[1.0, 2.0, 3.0, 4.0]]
-    >>> dx, grads = residual_backward(x, blocks, [[1.0, 0.0, 0.0, 0.0]], placement="pre")
-    >>> dx.shape, sorted(grads[0])
+    >>> z = [[1.0, 2.0, 3.0, 4.0]]
+    >>> dz, grads = residual_backward(z, [[1.0, 0.0, 0.0, 0.0]], blocks, placement="pre")
+    >>> dz.shape, sorted(grads[0])
     ((1, 4), ['W1', 'W2', 'b1', 'b2', 'beta', 'gamma'])
     """
-    y, cache = _forward(x, blocks, placement, eps)
+    y, cache, blocks = _forward(z, blocks, placement, eps)
+    eps = float(eps)
     gy = _checks.same_shape(g, y)
     grads: list[dict] = [{} for _ in blocks]
     if placement == "pre":
-        # the final LayerNorm (unit gain, zero bias)
-        gy = input_grad(cache[-1], gy, eps=eps)
+        # the final LayerNorm (unit gain, zero bias): dl/dy <- J^T dl/dy
+        u, s = cache[-1]
+        gy = _kernel.input_vjp(u, s, gy, None, eps)
     for k in reversed(range(len(blocks))):
         p, gk = blocks[k], grads[k]
         if placement == "pre":
-            xin, a, h = cache[k]
+            u, s, a, h = cache[k]
             ga = _mlp_backward(a, h, gy, p, gk)
-            gk["gamma"], gk["beta"] = param_grads(xin, ga, eps=eps)
-            # dl/dx = dl/dy + J_LN^T dl/da
-            gy = gy + input_grad(xin, ga, eps=eps, gamma=p["gamma"])
+            gk["gamma"], gk["beta"] = _kernel.param_vjp(u, ga)
+            # dl/dz = dl/dy + J_LN^T dl/da
+            gy = gy + _kernel.input_vjp(u, s, ga, p["gamma"], eps)
         else:
-            xin, pre, h = cache[k]
-            gk["gamma"], gk["beta"] = param_grads(pre, gy, eps=eps)
-            gp = input_grad(pre, gy, eps=eps, gamma=p["gamma"])
-            # dl/dx = dl/dp + DF^T dl/dp, p = x + F(x)
+            u, s, xin, h = cache[k]
+            gk["gamma"], gk["beta"] = _kernel.param_vjp(u, gy)
+            gp = _kernel.input_vjp(u, s, gy, p["gamma"], eps)
+            # dl/dz = dl/dp + DF^T dl/dp, p = z + F(z)
             gy = gp + _mlp_backward(xin, h, gp, p, gk)
+    _checks.finite_result(gy, "the gradient dl/dz of the stack at z (with g and blocks)")
+    for k, gk in enumerate(grads):
+        for key, value in gk.items():
+            _checks.finite_result(value, f"the gradient of blocks[{k}][{key!r}] (with z and g)")
     return gy, grads
 
 
-def layer_gradient_norms(L: int, d: int = 64, m: int | None = None, T: int = 8, *,
+@_checks.public
+def layer_gradient_norms(L: int, *, d: int = 64, m: int | None = None, T: int = 8,
                          placement: str = "pre", seed: int = 0, eps: float = EPS) -> np.ndarray:
     """Norm of ``dl/dW2`` in every block of a freshly initialized stack.
 
@@ -271,7 +294,7 @@ def layer_gradient_norms(L: int, d: int = 64, m: int | None = None, T: int = 8, 
     placement : {"pre", "post"}, optional
         As for :func:`residual_forward`.
     seed : int, optional
-        Seeds the blocks (``seed``), the input ``x ~ N(0, I)`` (``seed + 1``) and the loss
+        Seeds the blocks (``seed``), the input ``z ~ N(0, I)`` (``seed + 1``) and the loss
         ``l = sum(C ⊙ y)`` with ``C ~ N(0, I)`` (``seed + 2``).
     eps : float, optional
         Stabilizer of every LayerNorm.
@@ -283,19 +306,23 @@ def layer_gradient_norms(L: int, d: int = 64, m: int | None = None, T: int = 8, 
 
     Examples
     --------
-    >>> layer_gradient_norms(3, 8, T=2, placement="post").shape
+    >>> layer_gradient_norms(3, d=8, T=2, placement="post").shape
     (3,)
     """
-    L, d, T = _count(L, "L"), _count(d, "d"), _count(T, "T")
-    blocks = init_blocks(L, d, m, seed=seed)
-    x = np.random.default_rng(seed + 1).normal(size=(T, d))
+    T = _checks.count(T, "T")
+    _checks.choice(placement, "placement", _PLACEMENTS)
+    eps = _checks.eps_value(eps)
+    blocks = init_blocks(L, d, m=m, seed=seed)  # checks L, d, m and seed
+    _checks.fits(T * d, f"the input of T = {T} records of d = {d}")
+    z = np.random.default_rng(seed + 1).normal(size=(T, d))
     # l = sum(C ⊙ y), so dl/dy = C
     C = np.random.default_rng(seed + 2).normal(size=(T, d))
-    _, grads = residual_backward(x, blocks, C, placement=placement, eps=eps)
+    _, grads = residual_backward(z, C, blocks, placement=placement, eps=eps)
     # ||dl/dW2||_F, summed in a fixed order (no BLAS)
     return np.array([np.sqrt(np.sum(np.square(gk["W2"]).ravel())) for gk in grads])
 
 
+@_checks.public
 def rms_jacobian(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
     """Input Jacobian of RMSNorm's core ``z / r``, ``r = sqrt((1/d)|z|^2 + eps)``.
 
@@ -333,13 +360,19 @@ def rms_jacobian(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
     z = _checks.records(z)
     eps = _checks.eps_value(eps)
     d = z.shape[-1]
+    n = z.size // d
+    _checks.fits(n * d * d, f"the RMSNorm Jacobian of {n} records with d = {d}",
+                 ": compute it for fewer records at a time")
     # the kernel's statistics about 0, rescaled by 2**k where needed: v' = 2**k z and
     # s' = 2**k r with r = sqrt((1/d) |z|^2 + eps); it refuses eps = 0 with an all-zero record
     _, v, q, k = _kernel.moments(z.reshape(-1, d), eps, center=False)
     s = _kernel.denominator(q, k, eps, lead=z.shape[:-1], center=False)
     u = (v / s).reshape(z.shape)  # z / r
-    with np.errstate(all="ignore"):
-        r = np.ldexp(s, -k).reshape(z.shape[:-1] + (1, 1))
+    r = np.ldexp(s, -k).reshape(z.shape[:-1] + (1, 1))
+    if d == 1:
+        # J = 1/r - z^2/r^3 = eps / r^3, in that form (1 - u^2 would cancel when eps << z^2)
+        J = _kernel.radial(r, eps)
+    else:
         # J = I / r - z z^T / (d r^3) = (I - u u^T / d) / r
         J = (np.eye(d) - u[..., :, None] * u[..., None, :] / d) / r
-    return _checks.finite_result(J, "the RMSNorm Jacobian")
+    return _checks.finite_result(J, "the RMSNorm Jacobian of z (with eps)")

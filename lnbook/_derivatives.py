@@ -4,14 +4,13 @@ central-difference witness that checks them."""
 from __future__ import annotations
 
 import math
-import numbers
-import os
 from collections.abc import Callable, Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _checks, _kernel
+from ._kernel import EPS
 
 __all__ = [
     "jacobian",
@@ -21,37 +20,18 @@ __all__ = [
     "central_difference_jacobian",
 ]
 
-EPS = _kernel.EPS
-
 # elements of J built per block (512 KiB of float64), as in the layer
 _BLOCK = 1 << 16
 
-# jacobian refuses a result with more entries than this (16 GiB of float64), or more bytes
-# than the machine has free, before allocating it
-_MAX_ENTRIES = 2**31
+def _check_size(lead: tuple[int, ...], d: int, what: str = "the Jacobian") -> None:
+    """Refuse a (..., d, d) result that would not fit, before allocating it."""
+    n = math.prod(lead)
+    _checks.fits(n * d * d, f"{what} of {n} records with d = {d}",
+                 ": compute it for fewer records at a time, or use input_grad for products "
+                 "with J")
 
 
-def _free_bytes() -> int | None:
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (AttributeError, ValueError, OSError):  # not a POSIX system
-        return None
-
-
-def _check_size(lead: tuple[int, ...], d: int) -> None:
-    """Refuse a (..., d, d) result that would not fit, saying how big it is."""
-    entries = math.prod(lead) * d * d
-    size = entries * 8
-    free = _free_bytes()
-    if entries > _MAX_ENTRIES or (free is not None and size > free):
-        room = f"{free / 2**30:.1f} GiB free" if free is not None else "memory unknown"
-        raise ValueError(
-            f"the Jacobian of {math.prod(lead)} records with d = {d} has {entries} entries "
-            f"({size / 2**30:.1f} GiB of float64; limit 2**31 entries, {room}): compute it "
-            "for fewer records at a time, or use input_grad for products with J"
-        )
-
-
+@_checks.public
 def jacobian(
     z: ArrayLike, gamma: ArrayLike | None = None, *, eps: float = EPS,
     threads: int | None = None,
@@ -117,48 +97,47 @@ def jacobian(
     z = _checks.records(z)
     d = z.shape[-1]
     gamma = _checks.parameter(gamma, d, "gamma")
-    threads = None if threads is None else _checks.count(threads, "threads")
+    threads = _checks.threads(threads)
     _check_size(z.shape[:-1], d)
     u, s = _kernel.core_parts(z, eps)
     n = u.size // d
     u, s = u.reshape(n, d), s.reshape(n, 1)
     g = np.ones(d) if gamma is None else gamma
     J = np.empty((n, d, d))
-    with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
-        if d == 1:
-            J.fill(0.0)
-        elif d == 2:
-            # J = lambda_rad P, P = [[1, -1], [-1, 1]] / 2, lambda_rad = eps / s^3
-            half = _kernel.radial(s, eps) / 2
-            np.multiply(half[:, :, None], g[:, None] * np.array([[1.0, -1.0], [-1.0, 1.0]]),
-                        out=J)
-        else:
-            # J_ij = delta_ij / s - 1 / (d s) - u_i u_j / (d s) = delta_ij / s - c - a_i a_j,
-            # with a = u / sqrt(d s) (so a_i a_j = a_j a_i: J is symmetric bit for bit)
-            # and c = 1 / (d s)
-            inv_s = 1.0 / s
-            a = u * np.sqrt(inv_s / d)
-            ga, gc, gs = -(g * a), g * (inv_s / d), g * inv_s
-            step = max(1, _BLOCK // (d * d))
+    if d == 1:
+        J.fill(0.0)
+    elif d == 2:
+        # J = lambda_rad P, P = [[1, -1], [-1, 1]] / 2, lambda_rad = eps / s^3
+        half = _kernel.radial(s, eps) / 2
+        np.multiply(half[:, :, None], g[:, None] * np.array([[1.0, -1.0], [-1.0, 1.0]]),
+                    out=J)
+    else:
+        # J_ij = delta_ij / s - 1 / (d s) - u_i u_j / (d s) = delta_ij / s - c - a_i a_j,
+        # with a = u / sqrt(d s) (so a_i a_j = a_j a_i: J is symmetric bit for bit)
+        # and c = 1 / (d s)
+        inv_s = 1.0 / s
+        a = u * np.sqrt(inv_s / d)
+        ga, gc, gs = -(g * a), g * (inv_s / d), g * inv_s
+        step = max(1, _BLOCK // (d * d))
 
-            def build(starts: Sequence[int]) -> None:
-                with np.errstate(all="ignore"):
-                    for start in starts:
-                        b = slice(start, start + step)
-                        np.multiply(ga[b, :, None], a[b, None, :], out=J[b])
-                        J[b] -= gc[b, :, None]
-                        # D(LN) = diag(gamma) J
-                        J[b].reshape(-1, d * d)[:, :: d + 1] += gs[b]
+        def build(starts: Sequence[int]) -> None:
+            with np.errstate(all="ignore"):
+                for start in starts:
+                    b = slice(start, start + step)
+                    np.multiply(ga[b, :, None], a[b, None, :], out=J[b])
+                    J[b] -= gc[b, :, None]
+                    # D(LN) = diag(gamma) J
+                    J[b].reshape(-1, d * d)[:, :: d + 1] += gs[b]
 
-            _kernel.in_parallel(build, range(0, n, step), threads)
+        _kernel.in_parallel(build, range(0, n, step), threads)
     # |J_ij| <= 3 max|gamma| / s: check the entries only when that could overflow
-    with np.errstate(over="ignore", divide="ignore"):
-        bound = np.abs(g).max() * 3.0 / s.min() if s.size else 0.0
+    bound = np.abs(g).max() * 3.0 / s.min() if s.size else 0.0
     if not bound < 1e300:
-        _checks.finite_result(J, "the Jacobian")
+        _checks.finite_result(J, "the Jacobian of z (with gamma)")
     return J.reshape(z.shape + (d,))
 
 
+@_checks.public
 def jacobian_eigenvalues(z: ArrayLike, *, eps: float = EPS) -> tuple[np.ndarray, np.ndarray]:
     """The two nonzero eigenvalues of the core's Jacobian, in closed form.
 
@@ -183,7 +162,9 @@ def jacobian_eigenvalues(z: ArrayLike, *, eps: float = EPS) -> tuple[np.ndarray,
 
     Notes
     -----
-    The third eigenvalue is 0, on :math:`\\mathbf 1`. For ``d = 2`` and ``v != 0`` the
+    The third eigenvalue is 0, on :math:`\\mathbf 1`. For ``d = 1`` the Jacobian is
+    ``[[0]]`` (the core is 0 whatever the record), so both are returned as 0. For ``d = 2``
+    and ``v != 0`` the
     tangential eigenspace is empty; at a constant input both formulas give
     :math:`\\varepsilon^{-1/2}`. The radial one is accurate to a few ulps relative: where
     :math:`s^3` would overflow or underflow it is computed as :math:`((\\varepsilon/s)/s)/s`.
@@ -198,18 +179,16 @@ def jacobian_eigenvalues(z: ArrayLike, *, eps: float = EPS) -> tuple[np.ndarray,
     z = _checks.records(z)
     _, s = _kernel.core_parts(z, eps)
     s = s[..., 0]
+    if z.shape[-1] == 1:
+        # J = [[0]]: no direction of the record moves the core
+        return np.zeros(s.shape), np.zeros(s.shape)
     # lambda_rad = eps / (q + eps)^{3/2},  lambda_tan = (q + eps)^{-1/2}
-    with np.errstate(over="ignore", divide="ignore"):
-        radial, tangential = _kernel.radial(s, eps), 1.0 / s
-    return (_checks.finite_result(radial, "the radial eigenvalue"),
-            _checks.finite_result(tangential, "the tangential eigenvalue"))
+    radial, tangential = _kernel.radial(s, eps), 1.0 / s
+    return (_checks.finite_result(radial, "the radial eigenvalue of z (with eps)"),
+            _checks.finite_result(tangential, "the tangential eigenvalue of z (with eps)"))
 
 
-def _exponent(x: np.ndarray) -> int:
-    """e with max|x| = m 2^e, m in [1/2, 1) (0 for an all-zero x)."""
-    return int(np.frexp(np.abs(x).max())[1]) if x.size else 0
-
-
+@_checks.public
 def input_grad(
     z: ArrayLike, g: ArrayLike, gamma: ArrayLike | None = None, *, eps: float = EPS
 ) -> np.ndarray:
@@ -262,26 +241,11 @@ def input_grad(
     d = z.shape[-1]
     gamma = _checks.parameter(gamma, d, "gamma")
     u, s = _kernel.core_parts(z, eps)
-    # g~ = gamma ⊙ g, each factor first scaled into [1/2, 1) by a power of two
-    e = _exponent(g)
-    gt = np.ldexp(g, -e)
-    if gamma is not None:
-        e_gamma = _exponent(gamma)
-        e += e_gamma
-        with np.errstate(under="ignore"):
-            gt *= np.ldexp(gamma, -e_gamma)
-    with np.errstate(under="ignore", over="ignore"):
-        centered = gt - gt.mean(axis=-1, keepdims=True)
-        if d == 2:
-            # dl/dz = lambda_rad P g~
-            grad = _kernel.radial(s, eps) * centered
-        else:
-            # dl/dz = (g~ - mean(g~) 1 - u mean(u ⊙ g~)) / s
-            grad = (centered - u * (u * gt).mean(axis=-1, keepdims=True)) / s
-        grad = np.ldexp(grad, e)
-    return _checks.finite_result(grad, "the input gradient")
+    return _checks.finite_result(_kernel.input_vjp(u, s, g, gamma, eps),
+                                 "the input gradient of g at z (with gamma)")
 
 
+@_checks.public
 def param_grads(z: ArrayLike, g: ArrayLike, *, eps: float = EPS) -> tuple[np.ndarray, np.ndarray]:
     """Gradients with respect to the gain and the bias, summed over every record.
 
@@ -325,38 +289,43 @@ def param_grads(z: ArrayLike, g: ArrayLike, *, eps: float = EPS) -> tuple[np.nda
     z = _checks.records(z)
     g = _checks.same_shape(g, z)
     u, _ = _kernel.core_parts(z, eps)
-    lead = tuple(range(z.ndim - 1))
-    # dl/dgamma = sum g ⊙ u,  dl/dbeta = sum g (an overflow is refused below)
-    with np.errstate(over="ignore", invalid="ignore"):
-        dgamma, dbeta = (g * u).sum(axis=lead), g.sum(axis=lead)
-    return (_checks.finite_result(dgamma, "the gain gradient"),
-            _checks.finite_result(dbeta, "the bias gradient"))
+    dgamma, dbeta = _kernel.param_vjp(u, g)
+    return (_checks.finite_result(dgamma, "the gain gradient of g at z"),
+            _checks.finite_result(dbeta, "the bias gradient of g"))
 
 
+@_checks.public
 def central_difference_jacobian(
-    f: Callable[[np.ndarray], np.ndarray], z: ArrayLike, *, h: float = 1e-6
+    f: Callable[..., np.ndarray], z: ArrayLike, *, tau: float = 1e-6
 ) -> np.ndarray:
     """Jacobian of ``f`` at a record ``z`` by central differences: the closed forms' witness.
 
     Parameters
     ----------
     f : callable
-        Maps a ``(d,)`` record to an ``(m,)`` vector.
+        Maps a ``(d,)`` record to an array (an ``(m,)`` vector, or a scalar).
     z : (d,) array_like
         The point.
-    h : float, optional
-        Step (the book's :math:`\\tau`); the error is ``O(h^2)`` plus rounding
-        ``O(rho / h)``.
+    tau : float, optional
+        The step :math:`\\tau > 0`; the error is ``O(tau^2)`` plus rounding
+        ``O(rho / tau)``.
 
     Returns
     -------
-    (m, d) ndarray
-        Column ``j`` is ``(f(z + h e_j) - f(z - h e_j)) / (2 h)``.
+    ndarray, shape ``f(z).shape + (d,)``
+        Column ``j`` is ``(f(z + tau e_j) - f(z - tau e_j)) / (2 tau)``: an ``(m, d)``
+        Jacobian for a vector ``f``, the gradient ``(d,)`` for a scalar one.
 
     Raises
     ------
     ValueError
-        If ``z`` is not one finite record or ``h`` is not a positive, finite step.
+        If ``z`` is not one finite record; if ``tau`` is not positive and finite, moves an
+        entry of ``z`` out of float64's range, or is too small to move it at all
+        (``z_j + tau == z_j``); if ``f`` returns non-finite values or arrays of different
+        shapes.
+    TypeError
+        If ``f`` is not callable, returns something other than real numbers, or ``tau`` is
+        not a real number.
 
     Examples
     --------
@@ -364,14 +333,31 @@ def central_difference_jacobian(
     array([[2., 0.],
            [0., 4.]])
     """
-    if not callable(f):
-        raise TypeError(f"f must be callable, f(z) -> vector; got {f!r}")
+    f = _checks.function(f, "f", "f(z) -> vector")
     z = _checks.records(z)
     if z.ndim != 1:
         raise ValueError(f"z must be one record of shape (d,); got shape {z.shape}")
-    if isinstance(h, bool) or not isinstance(h, numbers.Real) or not 0 < h < math.inf:
-        raise ValueError(f"h must be a positive, finite step; got h = {h!r}")
-    steps = np.eye(z.size) * h
-    # column j: (f(z + h e_j) - f(z - h e_j)) / 2h
-    columns = [(np.asarray(f(z + e)) - np.asarray(f(z - e))) / (2 * h) for e in steps]
+    tau = _checks.positive(tau, "tau")
+    # each step moves one entry: z_j +- tau must be finite and differ from z_j
+    plus, minus = z + tau, z - tau
+    if not (np.isfinite(plus).all() and np.isfinite(minus).all()):
+        raise ValueError(f"z + tau or z - tau overflows float64 (tau = {tau!r}); take a "
+                         "smaller step")
+    still = np.flatnonzero((plus == z) | (minus == z))
+    if still.size:
+        j = int(still[0])
+        raise ValueError(f"tau = {tau!r} is below the spacing of z[{j}] = {float(z[j])!r}: "
+                         "z + tau e_j rounds to z, and the difference would be 0; take a "
+                         "larger step")
+    steps = np.eye(z.size) * tau
+    # column j: (f(z + tau e_j) - f(z - tau e_j)) / (2 tau)
+    columns: list[np.ndarray] = []
+    for e in steps:
+        hi = _checks.real_array(f(z + e), "f(z)")
+        lo = _checks.real_array(f(z - e), "f(z)")
+        if hi.shape != lo.shape or (columns and hi.shape != columns[0].shape):
+            raise ValueError(f"f must return arrays of one shape; got shapes {hi.shape} and "
+                             f"{lo.shape if hi.shape != lo.shape else columns[0].shape}")
+        columns.append(_checks.finite_result((hi - lo) / (2 * tau),
+                                             "the central difference of f at z with tau"))
     return np.stack(columns, axis=-1)

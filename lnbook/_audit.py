@@ -1,0 +1,122 @@
+"""The record audit (does changing one record move any other record's output?) and the
+deliberately wrong layer it is built to catch."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from . import _checks, _kernel
+from ._kernel import EPS
+
+__all__ = ["record_audit", "wrong_axis_layer_norm"]
+
+
+@_checks.public
+def record_audit(
+    f: Callable[..., np.ndarray],
+    z: ArrayLike,
+    record: tuple[int, ...],
+    *,
+    seed: int = 0,
+) -> np.ndarray:
+    """Change one record and measure how much every record's output moved.
+
+    Parameters
+    ----------
+    f : callable
+        The layer under audit: maps an array of records ``(..., d)`` to an array of the same shape.
+    z : (..., d) array_like
+        Records along the last axis, with at least one leading axis.
+    record : tuple of int
+        Index of the record to change (one index per leading axis).
+    seed : int, optional
+        Seed of the replacement record's random draw.
+
+    Returns
+    -------
+    (...) ndarray
+        ``max_i |f(z')[r, i] - f(z)[r, i]|`` for every record ``r``, where ``z'``
+        differs from ``z`` in ``record`` only. A per-record layer moves only ``record``,
+        and leaves every other entry exactly 0 (bit for bit).
+
+    Raises
+    ------
+    ValueError
+        If ``z`` has no leading axis, ``record`` is not a valid index, or ``f`` changes
+        the shape.
+
+    Examples
+    --------
+    >>> from lnbook import layer_norm
+    >>> z = np.arange(12.0).reshape(2, 2, 3) ** 2
+    >>> record_audit(layer_norm, z, (0, 1)) > 0
+    array([[False,  True],
+           [False, False]])
+    """
+    f = _checks.function(f, "f", "f(z) -> array of z's shape")
+    seed = _checks.seed(seed)
+    z = _checks.records(z)
+    if z.ndim < 2:
+        raise ValueError(f"z must hold several records, shape (..., d); got shape {z.shape}")
+    # one integer per leading axis (a bool or a slice would change many records)
+    record = _checks.index(record, z.shape[:-1])
+    changed = z.copy()
+    changed[record] = np.random.default_rng(seed).normal(size=z.shape[-1]) * 3 + 1
+    # real and finite outputs (a NaN would compare as "unchanged" below)
+    before, after = _checks.real_array(f(z), "f(z)"), _checks.real_array(f(changed), "f(z)")
+    if before.shape != z.shape or after.shape != z.shape:
+        raise ValueError(f"f must keep the shape {z.shape}; got {before.shape}")
+    return np.abs(after - before).max(axis=-1)
+
+
+@_checks.public
+def wrong_axis_layer_norm(z: ArrayLike, *, axis: int = -2, eps: float = EPS) -> np.ndarray:
+    """A deliberately wrong layer: statistics over ``axis`` instead of the features.
+
+    With ``axis=-2`` on ``(B, T, d)`` it normalizes each feature across the T positions
+    (coupling tokens); with ``axis=0`` across the batch, as BatchNorm does. The output keeps
+    the shape, which is why only an audit such as :func:`record_audit` catches it.
+
+    Parameters
+    ----------
+    z : (..., d) array_like
+        Records along the last axis.
+    axis : int, optional
+        The (wrong) axis the statistics are taken over.
+    eps : float, optional
+        Stabilizer.
+
+    Returns
+    -------
+    ndarray, shape of ``z``
+
+    Raises
+    ------
+    ValueError
+        If ``axis`` is not an axis of ``z``, if ``eps == 0`` and a slice along ``axis`` is
+        constant, or as for :func:`lnbook.core`.
+
+    Notes
+    -----
+    The kernel's standardization, applied to ``np.moveaxis(z, axis, -1)``. See
+    :ref:`ch-records`.
+
+    Examples
+    --------
+    >>> wrong_axis_layer_norm([[1.0, 5.0], [3.0, 4.0]], axis=0, eps=0)
+    array([[-1.,  1.],
+           [ 1., -1.]])
+    """
+    eps = _checks.eps_value(eps)
+    z = _checks.records(z)
+    axis = _checks.axis(axis, z.shape)
+    if z.shape[axis] == 0:
+        raise ValueError(f"z has no entries along axis {axis} (shape {z.shape}): there are no "
+                         "statistics to take")
+    # the bug: mu and q over `axis`, not over the last axis
+    moved = np.ascontiguousarray(np.moveaxis(z, axis, -1))
+    y = _kernel.standardize(moved, eps, unit=f"slice along axis {axis}")
+    return np.ascontiguousarray(np.moveaxis(y, -1, axis))

@@ -1,0 +1,768 @@
+"""A seeded battery of hostile inputs: every public function is right or refuses clearly.
+
+"Right" is judged against references computed here without lnbook's arithmetic: exact
+rationals (``fractions``), mpmath, hand-worked values, and the correctly rounded core
+:func:`lnbook.exact_core` (Fraction + certified mpmath rounding, the book's reference).
+"Refuses clearly" is book/api.md's policy: a TypeError for a wrong kind, a ValueError for a
+wrong value, the parameter named in the message, before anything large is allocated; no
+other exception (numpy's, Python's, FloatingPointError) escapes, and a caller's
+``np.errstate(all="raise")`` neither raises nor changes a result. The cases of issue 17 are
+marked in their docstrings.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import threading
+import time
+import tracemalloc
+from concurrent.futures import ThreadPoolExecutor
+from decimal import Decimal
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import pytest
+
+import lnbook
+from lnbook import figures, fp, frameworks, geometry, transformer
+
+RNG = np.random.default_rng(20261201)
+Z = RNG.normal(size=(3, 5))  # a batch of records, d = 5
+G = RNG.normal(size=(3, 5))  # an upstream gradient of its shape
+
+
+def refused(kind, name, call):
+    """``call()`` raises ``kind`` (TypeError or ValueError) whose message names ``name``,
+    under a caller's np.errstate(all="raise"); the message is returned."""
+    with np.errstate(all="raise"), pytest.raises(kind) as info:
+        call()
+    message = str(info.value)
+    assert name in message, f"the message does not name {name}: {message}"
+    return message
+
+
+def calm(call):
+    """The result of ``call()`` under np.errstate(all="raise"), which must equal (bit for
+    bit) its result under numpy's default state: lnbook owns its floating-point state."""
+    with np.errstate(all="raise"):
+        strict = call()
+    plain = call()
+    assert same(strict, plain), (strict, plain)
+    return strict
+
+
+def same(a, b):
+    """Equal bit for bit: arrays (NaN-free) entry by entry, containers item by item."""
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)):
+        return isinstance(b, type(a)) and len(a) == len(b) and all(map(same, a, b))
+    if isinstance(a, (np.ndarray, np.generic, float, int)):
+        return np.array_equal(a, b)
+    return a == b
+
+
+def exact_stats(z):
+    """Mean and population variance of one record in exact rationals."""
+    x = [Fraction(float(t)) for t in z]
+    mu = sum(x, Fraction(0)) / len(x)
+    return mu, sum(((t - mu) ** 2 for t in x), Fraction(0)) / len(x)
+
+
+def ulps(computed, exact):
+    """Normwise error in ulps of the largest exact component of each record."""
+    computed, exact = np.atleast_2d(computed), np.atleast_2d(exact)
+    unit = np.spacing(np.maximum(np.abs(exact).max(axis=-1), 2.0**-1074))
+    return float((np.abs(computed - exact).max(axis=-1) / unit).max())
+
+
+def mp_jacobian(z, eps, dps=40):
+    """J_ij = (delta_ij - 1/d) / s - v_i v_j / (d s^3) with mpmath (0 for d = 1)."""
+    with mpmath.workdps(dps):
+        x = [mpmath.mpf(float(t)) for t in z]
+        d = len(x)
+        mu = sum(x) / d
+        v = [t - mu for t in x]
+        s = mpmath.sqrt(sum(t * t for t in v) / d + mpmath.mpf(eps))
+        return np.array([[float(((i == j) - mpmath.mpf(1) / d) / s - v[i] * v[j] / (d * s**3))
+                          for j in range(d)] for i in range(d)])
+
+
+# --- the cases of issue 17 -----------------------------------------------------------------
+
+
+@functools.cache
+def depth_by_definition(d):
+    """k(d) by its recursive definition (pairwise_depth's Notes), memoized."""
+    if d < 8:
+        return d - 1
+    if d <= 128:
+        m = d - d % 8
+        return (m // 8 - 1) + 3 + d % 8
+    d1 = d // 2 - (d // 2) % 8
+    return 1 + max(depth_by_definition(d1), depth_by_definition(d - d1))
+
+
+def test_pairwise_depth_of_two_to_the_32_is_43_at_once():
+    """Issue 17: pairwise_depth(2**32) never returned; the answer is 43 = log2(2**32/128) + 18.
+    Now a level-by-level walk: every depth up to 2**63 - 1 in well under a second."""
+    start = time.process_time()
+    assert fp.pairwise_depth(2**32) == depth_by_definition(2**32) == 43
+    assert fp.pairwise_depth(2**63 - 1) == depth_by_definition(2**63 - 1)
+    rng = np.random.default_rng(1)
+    for d in [1, 7, 8, 127, 128, 129, 136, 256, 1000, 2**20 + 3] + rng.integers(1, 2**62,
+                                                                                20).tolist():
+        assert fp.pairwise_depth(int(d)) == depth_by_definition(int(d)), d
+    assert time.process_time() - start < 1.0
+    refused(ValueError, "d", lambda: fp.pairwise_depth(2**63))
+
+
+def test_decade_ticks_refuses_zero_ticks_at_once():
+    """Issue 17: decade_ticks(1, 1e12, max_ticks=0) looped forever."""
+    refused(ValueError, "max_ticks", lambda: figures.decade_ticks(1, 1e12, max_ticks=0))
+    refused(ValueError, "max_ticks", lambda: figures.decade_ticks(1, 1e12, max_ticks=1,
+                                                                   zero=True))
+    refused(ValueError, "lo", lambda: figures.decade_ticks(-1.0, 1e12))
+    refused(ValueError, "lo", lambda: figures.decade_ticks(1e6, 1.0))
+    # the closed-form step: at most max_ticks powers of ten, every k-th decade
+    assert figures.decade_ticks(1.0, 1e12, max_ticks=1).tolist() == [1.0]
+    assert figures.decade_ticks(1e-300, 1e300, max_ticks=3).tolist() == [1e-300, 1e-99, 1e102]
+
+
+def test_merge_stats_counts_never_wrap():
+    """Issue 17: 2**62 + 2**62 records gave n = -2**63. Now the count is exact up to 2**63 - 1
+    (Python's integers are the reference) and refused beyond."""
+    n, mu, q = fp.merge_stats((2**62, 0.0, 1.0), (2**62 - 1, 0.0, 1.0))
+    assert int(n) == 2**63 - 1 and float(mu) == 0.0 and float(q) == 1.0
+    refused(ValueError, "n_a + n_b", lambda: fp.merge_stats((2**62, 0.0, 1.0), (2**62, 1.0, 1.0)))
+    refused(ValueError, "part_a: n", lambda: fp.merge_stats((2**64, 0.0, 1.0), (1, 1.0, 1.0)))
+    counts = np.array([2**62, 5])
+    refused(ValueError, "n_a + n_b", lambda: fp.merge_stats((counts, 0.0, 1.0),
+                                                            (counts, 1.0, 1.0)))
+    refused(TypeError, "part_b: n", lambda: fp.merge_stats((1, 0.0, 1.0), (True, 1.0, 1.0)))
+    refused(TypeError, "part_a", lambda: fp.merge_stats([1, 0.0, 1.0][0], (1, 1.0, 1.0)))
+    refused(ValueError, "part_a and part_b",
+            lambda: fp.merge_stats((1, np.zeros(2), 0.0), (1, np.zeros(3), 0.0)))
+
+
+def test_merge_stats_in_float32_stays_in_float32():
+    """Merging float32 statistics is float32 arithmetic (chan_stats' dtype says "every
+    operation"): the result equals the same formula evaluated with numpy float32 scalars."""
+    f = np.float32
+    n, mu, q = fp.merge_stats((3, f(1.1), f(0.3)), (5, f(2.7), f(0.9)))
+    delta = f(2.7) - f(1.1)
+    expected_mu = f(1.1) + delta * (f(5) / f(8))
+    expected_q = (f(3) * f(0.3) + f(5) * f(0.9) + delta * delta * (f(3) * f(5) / f(8))) / f(8)
+    assert mu.dtype == np.float32 and mu == expected_mu and q == expected_q
+    # chan_stats in float32 therefore differs from the float64 merge rounded at the end
+    z = np.random.default_rng(3).normal(size=64).astype(np.float32) + 1000
+    mu32, q32 = fp.chan_stats(z, block=4, dtype=np.float32)
+    assert mu32.dtype == q32.dtype == np.float32
+    exact_mu, exact_q = exact_stats(z)
+    assert abs(Fraction(float(q32)) - exact_q) / exact_q < 2**-10  # float32-sized error
+
+
+@pytest.mark.parametrize("call", [
+    lambda: lnbook.param_grads([[1e-160, 0.0, 3e-160]], [[1e-160, 2e-160, 1.0]], eps=1e-310),
+    lambda: fp.welford([1e-170, 3e-170, 2e-170]),
+    lambda: fp.chan_stats([1e-170, 3e-170, 2e-170, 5e-170], block=2),
+    lambda: fp.one_pass_stats([1e-170, 3e-170]),
+    lambda: lnbook.core([1e-200, 0.0, 5e-324], eps=1e-320),
+    lambda: lnbook.layer_norm([1e300, -1e300, 0.0], [1e-300, 1.0, 1.0], [0.0, 0.0, 1e-320]),
+    lambda: lnbook.jacobian([1e-160, 2e-160, 0.0], eps=1e-300),
+    lambda: lnbook.input_grad([1e-160, 2e-160, 0.0], [1e-300, 1.0, 0.0], eps=1e-300),
+    lambda: lnbook.jacobian_eigenvalues([1e-160, 2e-160], eps=1e-300),
+    lambda: lnbook.operator_norm([1e200, -1e200], eps=1e-300),
+    lambda: lnbook.amplification([1e-160, 0.0], [1e-170, 1e-171], eps=1e-300),
+    lambda: lnbook.response([1e-200, 1e200], eps=1e-300),
+    lambda: lnbook.response_slope([1e-200, 1e200], eps=1e-300),
+    lambda: lnbook.normalized_variance([1e-200, 0.0], eps=1e-300),
+    lambda: lnbook.rms_norm([1e-200, 5e-324], eps=0),
+    lambda: lnbook.batch_norm([[1e-200, 1.0], [2e-200, 3.0]], eps=1e-300),
+    lambda: lnbook.ulp_error([1e-300, 1.0], [0.0, 1.0]),
+    lambda: lnbook.exact_core([1e-200, 0.0, 5e-324], eps=1e-320),
+    lambda: lnbook.centering_matrix(3),
+    lambda: fp.pairwise_sum([1e-300, 1e-310, 5e-324]),
+    lambda: fp.round_bfloat16([1e-40, 1e-45, 3e38]),
+    lambda: fp.offset_errors([1e3], sigma=1e-150, d=4, n=1),
+    lambda: frameworks.layer_norm_variant([1e-200, 2e-200], eps=0, ddof=1, eps_inside=False),
+    lambda: geometry.core_radius([1e-200, 0.0], eps=1e-300),
+    lambda: geometry.radial_profile([1e-200, 1e200], 3, eps=1e-300),
+    lambda: transformer.rms_jacobian([1e-200, 0.0], eps=1e-300),
+    lambda: transformer.residual_backward([[1e-150, 0.0, 1.0]], [[1e-160, 1.0, 0.0]],
+                                          transformer.init_blocks(2, 3, seed=4), eps=1e-300),
+    lambda: figures.geometry_picture_data(z=[[1e-150, 0.0, 1e-160]], eps=1e-300),
+])
+def test_a_callers_errstate_never_raises_nor_changes_a_result(call):
+    """Issue 17: param_grads, welford and chan_stats raised FloatingPointError under
+    np.errstate(all="raise") from an intermediate underflow whose result is fine. Each public
+    function owns its floating-point state (one decorator in lnbook._checks)."""
+    calm(call)
+
+
+def test_record_audit_refuses_a_bool_record():
+    """Issue 17: record=(True,) overwrote every record (a boolean mask) and reported layer_norm
+    as coupling all of them; record=(0.5,) raised IndexError."""
+    z = np.arange(12.0).reshape(3, 4) ** 2
+    refused(TypeError, "record", lambda: lnbook.record_audit(lnbook.layer_norm, z, (True,)))
+    refused(TypeError, "record", lambda: lnbook.record_audit(lnbook.layer_norm, z, (0.5,)))
+    refused(TypeError, "record", lambda: lnbook.record_audit(lnbook.layer_norm, z, 1))
+    refused(ValueError, "record", lambda: lnbook.record_audit(lnbook.layer_norm, z, (3,)))
+    refused(ValueError, "record", lambda: lnbook.record_audit(lnbook.layer_norm, z, (0, 1)))
+    moved = lnbook.record_audit(lnbook.layer_norm, z, (-1,))
+    assert moved.tolist()[:2] == [0.0, 0.0] and moved[2] > 0
+
+
+def test_jacobian_eigenvalues_of_one_feature_are_zero():
+    """Issue 17: jacobian_eigenvalues([5.0]) returned eps**-1/2 twice; with d = 1 the core is
+    0 for every record, so its Jacobian is [[0]] (by hand) and both eigenvalues are 0."""
+    radial, tangential = lnbook.jacobian_eigenvalues([5.0])
+    assert float(radial) == float(tangential) == 0.0
+    assert lnbook.jacobian([5.0]).tolist() == [[0.0]]
+    assert lnbook.jacobian_eigenvalues([[1.0], [-3.0]])[0].tolist() == [0.0, 0.0]
+    assert lnbook.operator_norm([5.0]) == 0.0
+    refused(ValueError, "eps", lambda: lnbook.jacobian_eigenvalues([5.0], eps=0))
+
+
+EPS_FUNCTIONS = [
+    lambda eps: lnbook.core(Z, eps=eps),
+    lambda eps: lnbook.layer_norm(Z, eps=eps),
+    lambda eps: lnbook.normalized_variance(Z, eps=eps),
+    lambda eps: lnbook.jacobian(Z, eps=eps),
+    lambda eps: lnbook.jacobian_eigenvalues(Z, eps=eps),
+    lambda eps: lnbook.input_grad(Z, G, eps=eps),
+    lambda eps: lnbook.param_grads(Z, G, eps=eps),
+    lambda eps: lnbook.operator_norm(Z, eps=eps),
+    lambda eps: lnbook.lipschitz_bound(eps=eps),
+    lambda eps: lnbook.amplification(Z, G, eps=eps),
+    lambda eps: lnbook.response([1.0], eps=eps),
+    lambda eps: lnbook.response_slope([1.0], eps=eps),
+    lambda eps: lnbook.rms_norm(Z, eps=eps),
+    lambda eps: lnbook.batch_norm(Z, eps=eps),
+    lambda eps: lnbook.wrong_axis_layer_norm(Z, axis=0, eps=eps),
+    lambda eps: lnbook.exact_core(Z[0], eps=eps),
+    lambda eps: fp.offset_errors([1.0], d=4, n=1, eps=eps),
+    lambda eps: frameworks.layer_norm_variant(Z, eps=eps),
+    lambda eps: frameworks.convention_layer_norm(Z, convention="keras", eps=eps),
+    lambda eps: frameworks.Convention(label="x", eps=eps, ddof=0, eps_inside=True, center=True,
+                                      fast_variance=False, params="", source=""),
+    lambda eps: geometry.core_radius(Z, eps=eps),
+    lambda eps: geometry.radial_profile([1.0], 3, eps=eps),
+    lambda eps: transformer.residual_forward(Z, transformer.init_blocks(1, 5), eps=eps),
+    lambda eps: transformer.residual_backward(Z, G, transformer.init_blocks(1, 5), eps=eps),
+    lambda eps: transformer.layer_gradient_norms(1, d=4, T=2, eps=eps),
+    lambda eps: transformer.rms_jacobian(Z, eps=eps),
+    lambda eps: figures.jacobian_eigenvalues_data(eps=eps),
+    lambda eps: figures.operator_norm_data(eps=eps),
+    lambda eps: figures.gain_effect_data(eps=eps),
+    lambda eps: figures.bias_shift_data(eps=eps),
+    lambda eps: figures.placement_gradients_data(depths=(1,), d=3, seeds=(0,), L=1, eps=eps),
+    lambda eps: figures.geometry_picture_data(eps=eps),
+    lambda eps: figures.response_data(eps_values=(eps,)),
+    lambda eps: figures.normalized_variance_data(eps_values=(eps,)),
+]
+
+
+@pytest.mark.parametrize("call", EPS_FUNCTIONS)
+@pytest.mark.parametrize("eps, kind", [
+    (10**400, ValueError), (-1e-5, ValueError), (float("nan"), ValueError),
+    (float("inf"), ValueError), (-0.0 - 1e-300, ValueError), (np.longdouble("1e400"), ValueError),
+    ("1e-5", TypeError), (True, TypeError), (1e-5 + 0j, TypeError), (None, TypeError),
+    (Decimal("1e-5"), TypeError), ([1e-5], TypeError),
+])
+def test_every_eps_is_checked(call, eps, kind):
+    """Issue 17: eps=10**400 raised OverflowError. Every function that takes eps refuses an
+    eps that is no finite non-negative float64 (ValueError) or no real number (TypeError),
+    naming eps (None is convention_layer_norm's default: the convention's own eps)."""
+    if eps is None and call is EPS_FUNCTIONS[18]:
+        assert np.array_equal(call(None), call(1e-3))
+        return
+    refused(kind, "eps", lambda: call(eps))
+
+
+COUNTS = [
+    ("d", lambda v: lnbook.centering_matrix(v)),
+    ("d", lambda v: fp.pairwise_depth(v)),
+    ("d", lambda v: geometry.plane_basis(v)),
+    ("d", lambda v: geometry.radial_profile([1.0], v)),
+    ("d", lambda v: fp.offset_errors([1.0], d=v, n=1)),
+    ("n", lambda v: fp.offset_errors([1.0], d=2, n=v)),
+    ("seed", lambda v: fp.offset_errors([1.0], d=2, n=1, seed=v)),
+    ("block", lambda v: fp.chan_stats([1.0, 2.0], block=v)),
+    ("dps", lambda v: lnbook.exact_core([1.0, 2.0], dps=v)),
+    ("threads", lambda v: lnbook.core(Z, threads=v)),
+    ("threads", lambda v: lnbook.jacobian(Z, threads=v)),
+    ("seed", lambda v: lnbook.record_audit(lnbook.layer_norm, Z, (0,), seed=v)),
+    ("axis", lambda v: lnbook.wrong_axis_layer_norm(Z, axis=v)),
+    ("ddof", lambda v: frameworks.layer_norm_variant(Z, eps=0.1, ddof=v)),
+    ("L", lambda v: transformer.init_blocks(v, 3)),
+    ("d", lambda v: transformer.init_blocks(1, v)),
+    ("m", lambda v: transformer.init_blocks(1, 3, m=v)),
+    ("seed", lambda v: transformer.init_blocks(1, 3, seed=v)),
+    ("T", lambda v: transformer.layer_gradient_norms(1, d=3, T=v)),
+    ("d", lambda v: figures.records_with_variance([1.0], v)),
+    ("d", lambda v: figures.normalized_variance_data(d=v)),
+    ("d", lambda v: figures.jacobian_eigenvalues_data(d=v)),
+    ("dims", lambda v: figures.operator_norm_data(dims=(v,))),
+    ("dims", lambda v: figures.core_bound_data(dims=(v,), n=2)),
+    ("n", lambda v: figures.core_bound_data(dims=(2,), n=v)),
+    ("seed", lambda v: figures.core_bound_data(dims=(2,), n=2, seed=v)),
+    ("shape", lambda v: figures.record_audit_data(shape=(2, v, 3), record=(0, 0))),
+    ("record", lambda v: figures.record_audit_data(shape=(2, 3, 3), record=(0, v))),
+    ("max_ticks", lambda v: figures.decade_ticks(1.0, 10.0, max_ticks=v)),
+    ("max_ticks", lambda v: figures.offset_error_data([1.0], {"e": [1.0]}, max_ticks=v)),
+    ("depths", lambda v: figures.placement_gradients_data(depths=(v,), d=3, seeds=(0,), L=1)),
+    ("seeds", lambda v: figures.placement_gradients_data(depths=(1,), d=3, seeds=(v,), L=1)),
+    ("L", lambda v: figures.placement_gradients_data(depths=(1,), d=3, seeds=(0,), L=v)),
+]
+
+
+@pytest.mark.parametrize("name, call", COUNTS, ids=[f"{n}-{k}" for k, (n, _) in enumerate(COUNTS)])
+@pytest.mark.parametrize("value", [2.5, 2.0, True, "3", None, np.float64(3.0), 3 + 0j])
+def test_a_count_of_the_wrong_kind_is_a_type_error(name, call, value):
+    """Issue 17: a count of 2.5 raised ValueError in 8 functions and TypeError in 3. Every
+    integer parameter refuses a float (2.0 too), a bool, a string or None with a TypeError
+    (None is the default of dps, threads and m, and means 30 digits, one thread per CPU, 2 d)."""
+    if value is None and name in ("dps", "threads", "m"):
+        call(value)
+        return
+    refused(TypeError, name, lambda: call(value))
+
+
+@pytest.mark.parametrize("name, call", COUNTS, ids=[f"{n}-{k}" for k, (n, _) in enumerate(COUNTS)])
+def test_a_count_out_of_range_is_a_value_error(name, call):
+    """A negative count (and for most a zero one) is a ValueError naming the parameter; for
+    the seeds, numpy's SeedSequence message no longer leaks."""
+    refused(ValueError, name, lambda: call(-1 if name not in ("axis", "record") else 7))
+
+
+def test_sizes_that_cannot_fit_are_refused_before_allocating():
+    """Issue 17: rms_jacobian at d = 2e5 tried to allocate 298 GiB. Every d x d result (and
+    every other large allocation) is refused up front: nothing near its size is allocated."""
+    big = np.ones(200_000)
+    calls = [
+        ("d = 200000", lambda: transformer.rms_jacobian(big)),
+        ("d = 200000", lambda: lnbook.jacobian(big)),
+        ("d = 100000", lambda: lnbook.centering_matrix(100_000)),
+        ("d = 200000", lambda: lnbook.weighted_centering_matrix(big / big.size)),
+        ("d = 100000", lambda: geometry.plane_basis(100_000)),
+        ("L = 1000000", lambda: transformer.init_blocks(10**6, 100)),
+        ("n = 100000", lambda: fp.offset_errors([1.0], d=100_000, n=100_000)),
+        ("d = 2000000000", lambda: figures.records_with_variance([1.0, 2.0], 2 * 10**9)),
+        ("shape (1000, 1000, 10000)",
+         lambda: figures.record_audit_data(shape=(1000, 1000, 10_000), record=(0, 0))),
+        ("d = 2000000000", lambda: figures.core_bound_data(dims=(2 * 10**9,), n=2)),
+        ("d = 9223372036854775807", lambda: lnbook.centering_matrix(2**63 - 1)),
+    ]
+    tracemalloc.start()
+    try:
+        for what, call in calls:
+            message = refused(ValueError, "would have", call)
+            assert what in message, message
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 64 * 2**20  # the inputs above are at most 1.6 MB; no result was allocated
+
+
+def test_nan_coordinates_are_refused_in_the_figures():
+    """Issue 17: figures.shift_geometry_data([nan, 1.0]) returned NaN coordinates silently.
+    Every figure's data refuses NaN and infinities in each of its arrays."""
+    nan, inf = float("nan"), float("inf")
+    refused(ValueError, "z", lambda: figures.shift_geometry_data(z=[nan, 1.0]))
+    refused(ValueError, "shifts", lambda: figures.shift_geometry_data(shifts=[0.0, inf]))
+    refused(ValueError, "z", lambda: figures.weighted_projection_data(z=[1.0, nan]))
+    refused(ValueError, "a", lambda: figures.weighted_projection_data(a=[nan, 1.0]))
+    refused(ValueError, "delta", lambda: figures.amplification_data(delta=[nan, 0.0]))
+    refused(ValueError, "z", lambda: figures.amplification_data(z=[inf, 0.0]))
+    refused(ValueError, "gamma", lambda: figures.gain_effect_data(gamma=[1.0, nan, 1.0]))
+    refused(ValueError, "beta", lambda: figures.bias_shift_data(beta=[1.0, nan, 1.0]))
+    refused(ValueError, "z", lambda: figures.bias_shift_data(z=[[1.0, nan, 1.0]]))
+    refused(ValueError, "t", lambda: figures.response_data(t=[0.0, nan]))
+    refused(ValueError, "eps_values", lambda: figures.response_data(eps_values=(nan,)))
+    refused(ValueError, "q", lambda: figures.records_with_variance([inf], 3))
+    refused(ValueError, "offsets", lambda: figures.offset_error_data([1.0, nan], {"e": [0, 1]}))
+    refused(ValueError, "errors", lambda: figures.offset_error_data([1.0], {"e": [nan]}))
+    refused(ValueError, "z", lambda: figures.eps_placement_data(z=[1.0, inf]))
+    refused(ValueError, "z", lambda: figures.geometry_picture_data(z=[[1.0, nan, 0.0]]))
+    refused(ValueError, "per round", lambda: figures.benchmark_ratios_data(
+        {"results": {"r": {"name": "r", "result": {"per round": [nan], "median": 1.0},
+                           "target": {"comparison": "<=", "bound": 1.0}}}}))
+
+
+def test_wrong_shapes_and_kinds_in_the_figures():
+    """A figure of the plane takes records of two features; a malformed results dict is a
+    ValueError naming it, not a KeyError; a constant record has no spread to scale."""
+    refused(ValueError, "z", lambda: figures.shift_geometry_data(z=[1.0, 2.0, 3.0]))
+    refused(ValueError, "a", lambda: figures.weighted_projection_data(a=[0.5, 0.25, 0.25]))
+    refused(ValueError, "z", lambda: figures.eps_placement_data(z=[2.0, 2.0]))
+    refused(ValueError, "conventions", lambda: figures.eps_placement_data(conventions=("jax",)))
+    refused(TypeError, "conventions", lambda: figures.eps_placement_data(conventions="keras"))
+    refused(ValueError, "results", lambda: figures.benchmark_ratios_data({"results": {
+        "r": {"name": "r", "result": {"median": 1.0}}}}))
+    refused(TypeError, "results", lambda: figures.benchmark_ratios_data([]))
+    refused(ValueError, "results", lambda: figures.benchmark_ratios_data({"results": {}}))
+    refused(TypeError, "errors", lambda: figures.offset_error_data([1.0], [1.0]))
+    refused(ValueError, "errors", lambda: figures.offset_error_data([1.0, 2.0], {"e": [1.0]}))
+    refused(ValueError, "eps_values", lambda: figures.geometry_picture_data(eps_values=(0.0,)))
+    refused(ValueError, "dims", lambda: figures.core_bound_data(dims=(1, 2)))
+    refused(TypeError, "shape", lambda: figures.record_audit_data(shape=(2, 3)))
+    refused(TypeError, "zero", lambda: figures.decade_ticks(1.0, 10.0, zero="no"))
+
+
+# --- d = 1, empty batches ------------------------------------------------------------------
+
+
+def test_one_feature():
+    """d = 1: mean z, variance 0, core 0 (eps > 0), Jacobian [[0]], gradients 0; with
+    eps = 0 the core is 0/0 and refused. All by hand."""
+    z = np.array([[3.0], [-2.0]])
+    mu, q = lnbook.stats(z)
+    assert mu.tolist() == [3.0, -2.0] and q.tolist() == [0.0, 0.0]
+    assert lnbook.core(z).tolist() == [[0.0], [0.0]]
+    assert lnbook.layer_norm(z, [2.0], [0.5]).tolist() == [[0.5], [0.5]]
+    assert lnbook.normalized_variance(z).tolist() == [0.0, 0.0]
+    assert lnbook.jacobian(z).tolist() == [[[0.0]], [[0.0]]]
+    assert lnbook.input_grad(z, [[1.0], [2.0]]).tolist() == [[0.0], [0.0]]
+    dgamma, dbeta = lnbook.param_grads(z, [[1.0], [2.0]])
+    assert dgamma.tolist() == [0.0] and dbeta.tolist() == [3.0]
+    assert lnbook.operator_norm(z).tolist() == [0.0, 0.0]
+    assert lnbook.amplification(z, [[1.0], [1.0]]).tolist() == [0.0, 0.0]
+    assert lnbook.exact_core(z).tolist() == [[0.0], [0.0]]
+    assert lnbook.rms_norm(z, eps=0).tolist() == [[1.0], [-1.0]]  # z / |z|
+    assert geometry.core_radius(z).tolist() == [0.0, 0.0]
+    assert transformer.rms_jacobian([2.0], eps=0).tolist() == [[0.0]]  # J z = 0, d = 1
+    assert fp.welford(z)[1].tolist() == [0.0, 0.0] and fp.pairwise_sum(z).tolist() == [3.0, -2.0]
+    assert fp.chan_stats(z)[0].tolist() == [3.0, -2.0] and fp.one_pass_stats(z)[1].tolist() == [0,
+                                                                                                0]
+    assert lnbook.batch_norm([[1.0], [3.0]], eps=0).tolist() == [[-1.0], [1.0]]
+    for call in (lambda: lnbook.core(z, eps=0), lambda: lnbook.jacobian(z, eps=0),
+                 lambda: lnbook.input_grad(z, z, eps=0), lambda: lnbook.stats(z) and
+                 lnbook.normalized_variance(z, eps=0)):
+        refused(ValueError, "eps = 0", call)
+    refused(ValueError, "ddof", lambda: frameworks.layer_norm_variant(z, eps=1.0, ddof=1))
+
+
+def test_empty_batches():
+    """A batch of no records has results of no records, of the right shape; statistics over
+    an empty batch (BatchNorm's, a wrong axis of length 0) are refused."""
+    e = np.zeros((0, 4))
+    assert lnbook.core(e).shape == (0, 4) and lnbook.layer_norm(e, np.ones(4)).shape == (0, 4)
+    assert [a.shape for a in lnbook.stats(e)] == [(0,), (0,)]
+    assert lnbook.jacobian(e).shape == (0, 4, 4)
+    assert lnbook.input_grad(e, e).shape == (0, 4)
+    assert [a.tolist() for a in lnbook.param_grads(e, e)] == [[0.0] * 4] * 2
+    assert lnbook.operator_norm(e).shape == (0,) and lnbook.normalized_variance(e).shape == (0,)
+    assert lnbook.exact_core(e).shape == (0, 4) and lnbook.rms_norm(e).shape == (0, 4)
+    assert fp.welford(e)[0].shape == (0,) and fp.pairwise_sum(e).shape == (0,)
+    assert geometry.core_radius(e).shape == (0,) and transformer.rms_jacobian(e).shape == (0, 4, 4)
+    assert lnbook.ulp_error(e, e).shape == (0,)
+    assert frameworks.convention_layer_norm(e, convention="flax").shape == (0, 4)
+    assert transformer.residual_forward(e, transformer.init_blocks(1, 4)).shape == (0, 4)
+    refused(ValueError, "B >= 1", lambda: lnbook.batch_norm(e))
+    refused(ValueError, "axis 0", lambda: lnbook.wrong_axis_layer_norm(e, axis=0))
+    refused(ValueError, "z", lambda: lnbook.core(np.zeros((3, 0))))
+    refused(ValueError, "record", lambda: lnbook.record_audit(lnbook.layer_norm, e, (0,)))
+
+
+# --- entries: NaN, infinities, huge and tiny ----------------------------------------------
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -float("inf")])
+def test_nan_and_infinities_in_every_array_argument(bad):
+    """Every array argument refuses NaN and infinite entries, naming itself."""
+    z = Z.copy()
+    z[1, 2] = bad
+    g = G.copy()
+    g[0, 0] = bad
+    gamma = np.ones(5)
+    gamma[3] = bad
+    cases = [
+        ("z", lambda: lnbook.core(z)), ("z", lambda: lnbook.stats(z)),
+        ("gamma", lambda: lnbook.layer_norm(Z, gamma)), ("beta",
+                                                         lambda: lnbook.layer_norm(Z, None, gamma)),
+        ("g", lambda: lnbook.input_grad(Z, g)), ("g", lambda: lnbook.param_grads(Z, g)),
+        ("gamma", lambda: lnbook.jacobian(Z, gamma)), ("delta", lambda: lnbook.amplification(Z, g)),
+        ("gamma", lambda: lnbook.lipschitz_bound(gamma)), ("t", lambda: lnbook.response([bad])),
+        ("a", lambda: lnbook.weighted_centering_matrix([0.5, bad])),
+        ("computed", lambda: lnbook.ulp_error(z, Z)), ("exact", lambda: lnbook.ulp_error(Z, z)),
+        ("z", lambda: fp.welford(z)), ("z", lambda: fp.pairwise_sum(z)),
+        ("z", lambda: fp.round_bfloat16(z)), ("part_b: mu",
+                                              lambda: fp.merge_stats((1, 0.0, 0.0), (1, bad, 0.0))),
+        ("part_a: q", lambda: fp.merge_stats((1, 0.0, bad), (1, 0.0, 0.0))),
+        ("offsets", lambda: fp.offset_errors([bad])), ("r",
+                                                       lambda: geometry.radial_profile([bad], 3)),
+        ("f(z)", lambda: lnbook.record_audit(lambda x: x * bad, Z, (0,))),
+        ("f(z)", lambda: lnbook.central_difference_jacobian(lambda x: x * bad, Z[0])),
+        ("f(z)", lambda: fp.offset_errors([1.0], f=lambda x, eps: x * bad, d=2, n=1)),
+        ("blocks[0]['W2']", lambda: transformer.residual_forward(Z, [
+            dict(transformer.init_blocks(1, 5)[0], W2=np.full((5, 10), bad))])),
+        ("z", lambda: transformer.residual_forward(z, transformer.init_blocks(1, 5))),
+    ]
+    for name, call in cases:
+        refused(ValueError, name, call)
+
+
+def test_huge_and_tiny_records_are_right():
+    """Records at the ends of float64's range (spread 1e-300, 1e300, subnormal entries) get
+    the correctly rounded core within 4 ulps (exact_core is the reference), and statistics
+    equal to the exact rational ones."""
+    cases = [np.array([1e300, -1e300, 3e299]), np.array([1e-300, 0.0, 3e-301]),
+             np.array([5e-324, 0.0, 0.0, 1e-323]), np.array([1e154, 1e154 + 2**500, -1e154]),
+             np.array([1.0, 1.0 + 2**-52, 1.0 - 2**-53])]
+    for z in cases:
+        for eps in (0.0, 1e-5, 1e-320, 1e300):
+            assert ulps(lnbook.core(z, eps=eps), lnbook.exact_core(z, eps=eps)) <= 4, (z, eps)
+        mu, q = exact_stats(z)
+        if q < Fraction(1e308):
+            got_mu, got_q = lnbook.stats(z)
+            assert abs(Fraction(float(got_mu)) - mu) <= abs(mu) * Fraction(2**-50) + Fraction(
+                2**-1074)
+            assert abs(Fraction(float(got_q)) - q) <= q * Fraction(2**-48) + Fraction(2**-1074)
+    refused(ValueError, "z", lambda: lnbook.stats([1e200, -1e200]))  # q beyond float64
+    assert np.isfinite(lnbook.core([1e200, -1e200])).all()  # the core is fine
+
+
+def test_jacobian_and_gradients_against_mpmath_at_the_ends():
+    """The Jacobian of tiny and huge records (scaled by a power of two inside) against an
+    mpmath evaluation of the closed form, entry by entry within a few ulps of max|J|."""
+    for z, eps in (([1e-150, 3e-150, -2e-150], 1e-300), ([1e150, 3e150, -2e150], 1e299),
+                   ([0.3, -1.2, 2.5, 7.0], 0.1), ([4.0, 4.0 + 2**-40, 4.0], 1e-30)):
+        J, exact = lnbook.jacobian(z, eps=eps), mp_jacobian(z, eps)
+        assert ulps(J.ravel(), exact.ravel()) <= 8, (z, eps)
+        g = np.array([1.0, -2.0, 0.5, 3.0][: len(z)])
+        assert ulps(lnbook.input_grad(z, g, eps=eps), exact @ g) <= 16
+
+
+# --- dtypes -------------------------------------------------------------------------------
+
+
+def test_every_dtype():
+    """float16/32 records are taken exactly (so their core is the exact core of the same
+    numbers); integers up to 2**53 are exact, beyond are refused; bool, complex, object,
+    Fraction and Decimal are wrong kinds (TypeError), never rounded silently."""
+    z = np.array([1.5, -2.25, 0.125, 7.0])
+    for dtype in (np.float16, np.float32, np.float64, np.int8, np.int32, np.uint16):
+        x = (z * 4).astype(dtype)
+        # the same numbers as float64 (exact conversions), then their correctly rounded core
+        same = np.array([float(t) for t in x])
+        assert lnbook.core(x, eps=0).tolist() == lnbook.core(same, eps=0).tolist()
+        for eps in (0.0, 1e-5):
+            assert ulps(lnbook.core(x, eps=eps), lnbook.exact_core(same, eps=eps)) <= 4
+    big = np.array([2**53, 2**53 + 1, 0], dtype=np.int64)
+    refused(ValueError, "2**53", lambda: lnbook.core(big))
+    refused(ValueError, "2**53", lambda: lnbook.core([2**53 + 1, 0.5]))  # in a list of floats
+    assert lnbook.core(np.array([2**53, 0, 1], dtype=np.int64)).shape == (3,)
+    refused(ValueError, "float64 cannot represent",
+            lambda: lnbook.core(np.array([1, 2], dtype=np.longdouble) / 3))
+    for value in ([True, False, True], np.array([True, False]), [1 + 0j, 2], [Fraction(1, 3), 1],
+                  [Decimal("0.1"), 1], ["1", "2"], [None, 1.0], np.array([2**70, 1])):
+        refused(TypeError, "z", functools.partial(lnbook.core, value))
+    refused(ValueError, "2**53", lambda: lnbook.core([2**70, 1]))
+    refused(ValueError, "one shape", lambda: lnbook.core([[1.0, 2.0], [3.0]]))
+    refused(TypeError, "masked", lambda: lnbook.core(np.ma.masked_array([1.0, 2.0], [0, 1])))
+    refused(TypeError, "gamma", lambda: lnbook.layer_norm(Z, [True] * 5))
+    refused(TypeError, "dtype", lambda: fp.welford(Z, dtype="int32"))
+    refused(TypeError, "dtype", lambda: fp.welford(Z, dtype="not a dtype"))
+    refused(TypeError, "dtype", lambda: lnbook.ulp_error(Z, Z, dtype=complex))
+
+
+def test_eps_as_fraction_is_its_float64():
+    """A Fraction (a real number) is taken as the float64 nearest to it, like any real."""
+    assert lnbook.core(Z, eps=Fraction(1, 3)).tolist() == lnbook.core(Z, eps=1 / 3).tolist()
+
+
+# --- shapes -------------------------------------------------------------------------------
+
+
+def test_broadcastable_but_wrong_shapes_are_refused():
+    """A gain of shape (1,), a gradient of one record for a batch, a perturbation of shape
+    (1, d): numpy would broadcast them, lnbook refuses them (a silent broadcast hides bugs)."""
+    refused(ValueError, "gamma", lambda: lnbook.layer_norm(Z, [2.0]))
+    refused(ValueError, "beta", lambda: lnbook.layer_norm(Z, None, np.ones((1, 5))))
+    refused(ValueError, "g", lambda: lnbook.input_grad(Z, G[0]))
+    refused(ValueError, "g", lambda: lnbook.param_grads(Z, G[:1]))
+    refused(ValueError, "delta", lambda: lnbook.amplification(Z, G[:1]))
+    refused(ValueError, "g",
+            lambda: transformer.residual_backward(Z, G[0], transformer.init_blocks(1, 5)))
+    refused(ValueError, "computed", lambda: lnbook.ulp_error(Z[0], Z))
+    refused(ValueError, "a", lambda: lnbook.weighted_centering_matrix([[0.5, 0.5]]))
+    refused(ValueError, "gamma", lambda: lnbook.lipschitz_bound(np.ones((2, 2))))
+    refused(ValueError, "z", lambda: lnbook.central_difference_jacobian(np.sin, Z))
+    refused(ValueError, "z", lambda: lnbook.batch_norm(Z[0]))
+    refused(ValueError, "blocks[0]['W1']",
+            lambda: transformer.residual_forward(Z, transformer.init_blocks(1, 4)))
+    refused(ValueError, "f must keep the shape",
+            lambda: lnbook.record_audit(lambda x: x[:, :2], Z, (0,)))
+    refused(ValueError, "f must return arrays of one shape",
+            lambda: lnbook.central_difference_jacobian(
+        lambda x: x[: int(x[0] > 0.5) + 1], np.array([0.5, 1.0]), tau=0.25))
+
+
+def test_steps_that_cannot_move_the_record_are_refused():
+    """A finite-difference step below the spacing of z gives a zero column silently; a step
+    that leaves float64's range gives infinities. Both are refused, naming tau."""
+    refused(ValueError, "tau", lambda: lnbook.central_difference_jacobian(np.sin, [1.0], tau=1e-20))
+    refused(ValueError, "tau",
+            lambda: lnbook.central_difference_jacobian(np.sin, [1e308], tau=1e308))
+    refused(TypeError, "tau", lambda: lnbook.central_difference_jacobian(np.sin, [1.0], tau="1"))
+    refused(TypeError, "f", lambda: lnbook.central_difference_jacobian("sin", [1.0]))
+    # a scalar f gives its gradient: d/dz (z1^2 + 3 z2) = (2 z1, 3)
+    grad = lnbook.central_difference_jacobian(lambda x: x[0] ** 2 + 3 * x[1], [2.0, 5.0], tau=0.5)
+    assert grad.tolist() == [4.0, 3.0]
+
+
+# --- memory layout, threads ---------------------------------------------------------------
+
+
+def test_non_contiguous_and_read_only_inputs():
+    """Strided, Fortran-ordered and read-only arrays give the bits of their contiguous
+    copies, and no input is ever written."""
+    base = RNG.normal(size=(6, 10))
+    strided, fortran = base[::2, ::2], np.asfortranarray(base[:3, :5])
+    ro = base[:3, :5].copy()
+    ro.flags.writeable = False
+    g = G.copy()
+    g.flags.writeable = False
+    for x in (strided, fortran, ro):
+        c = np.ascontiguousarray(x)
+        before = x.copy()
+        for fn in (lnbook.core, lnbook.stats, lnbook.jacobian, fp.welford, fp.pairwise_sum,
+                   lnbook.operator_norm, lnbook.rms_norm, geometry.core_radius):
+            a, b = fn(x), fn(c)
+            for u, v in zip(a if isinstance(a, tuple) else (a,),
+                            b if isinstance(b, tuple) else (b,)):
+                assert np.array_equal(u, v), fn
+        assert lnbook.input_grad(x, g).tolist() == lnbook.input_grad(c, G).tolist()
+        assert np.array_equal(lnbook.record_audit(lnbook.layer_norm, x, (1,)),
+                              lnbook.record_audit(lnbook.layer_norm, c, (1,)))
+        assert np.array_equal(x, before)
+    assert np.array_equal(g, G)
+
+
+def test_concurrent_calls_are_bit_identical_to_serial():
+    """Sixteen calls from eight threads at once (each also splitting its own work over two
+    threads) give the bits of the same calls made one after another."""
+    rng = np.random.default_rng(7)
+    inputs = [rng.normal(size=(300, 64)) * 10.0 ** rng.integers(-5, 5) for _ in range(16)]
+    calls = [lambda z: lnbook.layer_norm(z, np.arange(64.0), threads=2),
+             lambda z: lnbook.core(z, eps=1e-3, threads=2),
+             lambda z: lnbook.jacobian(z[:20], threads=2),
+             lambda z: lnbook.input_grad(z, z[::-1]),
+             lambda z: np.stack(lnbook.stats(z)),
+             lambda z: fp.welford(z)[1]]
+    serial = [[call(z) for call in calls] for z in inputs]
+    barrier = threading.Barrier(8)
+
+    def run(z):
+        barrier.wait(timeout=30)  # all eight threads start their calls together
+        with np.errstate(all="raise"):
+            return [call(z) for call in calls]
+
+    with ThreadPoolExecutor(8) as pool:
+        parallel = list(pool.map(run, inputs))
+    for a, b in zip(serial, parallel):
+        for u, v in zip(a, b):
+            assert np.array_equal(u, v)
+
+
+def test_the_exception_classes_never_leak():
+    """A sample of misuse that used to raise numpy's, Python's or ctypes' own exceptions
+    (IndexError, OverflowError, AttributeError, numpy's broadcast error) now raises a
+    TypeError or ValueError naming the parameter."""
+    refused(ValueError, "seed", lambda: transformer.init_blocks(1, 2, seed=-1))
+    refused(ValueError, "seed", lambda: transformer.layer_gradient_norms(1, d=2, seed=-1))
+    refused(TypeError, "blocks", lambda: transformer.residual_forward(Z, "blocks"))
+    refused(TypeError, "blocks[0]['W1']", lambda: transformer.residual_forward(Z, [
+        dict(transformer.init_blocks(1, 5)[0], W1="x")]))
+    refused(ValueError, "q", lambda: figures.records_with_variance(2.0, 3))
+    refused(ValueError, "q", lambda: figures.records_with_variance([-1.0], 3))
+    refused(TypeError, "f", lambda: lnbook.record_audit(None, Z, (0,)))
+    refused(TypeError, "convention", lambda: frameworks.convention_layer_norm(Z, convention=3))
+    refused(TypeError, "label", lambda: frameworks.Convention(
+        label=1, eps=0.1, ddof=0, eps_inside=True, center=True, fast_variance=False,
+        params="", source=""))
+    refused(TypeError, "center", lambda: lnbook.exact_core(Z, center=1))
+    refused(ValueError, "sigma", lambda: fp.offset_errors([1.0], sigma=0.0, d=2, n=1))
+    refused(ValueError, "ddof", lambda: frameworks.layer_norm_variant(Z, eps=1.0, ddof=5))
+    refused(ValueError, "r", lambda: geometry.radial_profile([-1.0], 3))
+    refused(ValueError, "sum of z", lambda: fp.pairwise_sum([1e308, 1e308]))
+    refused(ValueError, "z", lambda: fp.round_bfloat16([3.5e38]))
+    refused(ValueError, "L", lambda: transformer.init_blocks(0, 3))
+    refused(ValueError, "residual stream", lambda: transformer.residual_forward(
+        [[1.0, 2.0]], [dict(transformer.init_blocks(1, 2)[0], b2=np.array([1e308, 1e308]))] * 2,
+        placement="pre"))
+
+
+def test_the_radial_map_at_the_ends_of_the_range():
+    """r -> r / sqrt(r^2/d + eps) where r^2 over- or underflows: sqrt(d) at r = 1e200 (the
+    limit), r / sqrt(eps) at tiny r; mpmath is the reference."""
+    for r, d, eps in ((1e200, 3, 1.0), (1e-200, 3, 0.0), (1e160, 5, 1e300), (5e-324, 2, 1.0),
+                      (3.0, 3, 1.0)):
+        with mpmath.workdps(40):
+            exact = float(mpmath.mpf(r) / mpmath.sqrt(mpmath.mpf(r) ** 2 / d + mpmath.mpf(eps)))
+        got = float(geometry.radial_profile(r, d, eps=eps))
+        assert abs(got - exact) <= 2 * np.spacing(exact), (r, d, eps, got, exact)
+
+
+def test_sums_of_fp_against_math_fsum():
+    """pairwise_sum is np.sum's order; on a sum whose terms cancel exactly it returns what
+    math.fsum says up to its bound, and it refuses an overflow rather than returning inf."""
+    x = np.array([1e16, 1.0, -1e16, 3.0, 2**-30])
+    assert fp.pairwise_sum(x) == np.sum(x)
+    assert abs(fp.pairwise_sum(x) - math.fsum(x)) <= 4 * 2**-53 * math.fsum(abs(x))
+
+
+# --- found by the contract test (tests/test_contract.py), kept here as seeded cases ----------
+
+
+def test_a_huge_constant_record_with_a_tiny_eps_has_s_equal_to_sqrt_eps():
+    """A constant record scaled down by 2**k had s computed from eps' = 4**k eps, subnormal
+    and inexact: J was 1286 ulps off P / sqrt(eps). A constant record's s is sqrt(eps), and
+    its eigenvalues both eps**-1/2 (mpmath), whatever its size."""
+    for z, eps in (([1e150, 1e150], 1e-12), ([3e300, 3e300, 3e300], 1e-300),
+                   ([-7e200, -7e200], 1e-5)):
+        with mpmath.workdps(40):
+            exact = float(1 / mpmath.sqrt(mpmath.mpf(eps)))
+        radial, tangential = lnbook.jacobian_eigenvalues(z, eps=eps)
+        assert abs(float(radial) - exact) <= 2 * np.spacing(exact)
+        assert abs(float(tangential) - exact) <= np.spacing(exact)
+        d = len(z)
+        P = np.eye(d) - 1.0 / d
+        assert ulps(lnbook.jacobian(z, eps=eps).ravel(), (P * exact).ravel()) <= 4
+        assert not lnbook.core(z, eps=eps).any()
+
+
+def test_the_core_length_of_a_tiny_record_does_not_underflow():
+    """core_radius took sqrt(d q/(q+eps)) from the ratio, which underflows to 0 for a record
+    of spread 1e-300 and eps = 1e-12 although the length, about 1e-294, is a float64."""
+    z = np.array([1e-300, -1e-300])
+    with mpmath.workdps(40):
+        exact = float(mpmath.sqrt(2) * mpmath.mpf(1e-300) / mpmath.sqrt(mpmath.mpf(1e-300)**2
+                                                                        + mpmath.mpf(1e-12)))
+    got = float(geometry.core_radius(z, eps=1e-12))
+    assert abs(got - exact) <= 4 * np.spacing(exact)
+
+
+def test_rms_jacobian_of_one_feature_is_its_radial_eigenvalue():
+    """With d = 1 RMSNorm's Jacobian is eps / r**3; 1/r - z^2/r^3 cancelled to 7 digits."""
+    for z, eps in ((0.7, 1e-12), (1e-5, 1e-300), (3.0, 1.0)):
+        with mpmath.workdps(60):
+            r = mpmath.sqrt(mpmath.mpf(z) ** 2 + mpmath.mpf(eps))
+            exact = float(mpmath.mpf(eps) / r**3)
+        got = float(transformer.rms_jacobian([z], eps=eps)[0, 0])
+        assert abs(got - exact) <= 4 * np.spacing(exact), (z, eps, got, exact)
+
+
+def test_ragged_and_scalar_arguments_name_themselves():
+    """numpy's own ValueErrors (a ragged list) and TypeErrors (iterating an int) leaked from
+    pairwise_sum, response and eps_placement_data."""
+    refused(ValueError, "z", lambda: fp.pairwise_sum([[1.0, 2.0], [3.0]]))
+    refused(ValueError, "t", lambda: lnbook.response([[1.0, 2.0], [3.0]]))
+    refused(TypeError, "conventions", lambda: figures.eps_placement_data(conventions=3))
+    refused(ValueError, "blocks[0]", lambda: transformer.residual_backward(
+        Z, G, [{"W1": np.ones((2, 5))}]))
+    refused(ValueError, "blocks[0]['W1']", lambda: transformer.residual_forward(
+        Z[:, :1], transformer.init_blocks(1, 4)))

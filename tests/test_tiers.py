@@ -1,0 +1,67 @@
+"""The test command's own machinery (tools/tiers.py): its arguments, its counts, its refusal
+to run the site tier without Chromium, and its search for processes a tier left running."""
+
+from __future__ import annotations
+
+import importlib.util
+import pathlib
+import subprocess
+import sys
+import time
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+_spec = importlib.util.spec_from_file_location("lnbook_tiers", ROOT / "tools" / "tiers.py")
+assert _spec is not None and _spec.loader is not None
+tiers = importlib.util.module_from_spec(_spec)
+sys.modules["lnbook_tiers"] = tiers  # tools/ is not a package; its dataclass looks itself up
+_spec.loader.exec_module(tiers)
+
+
+@pytest.mark.parametrize(("argv", "parsed"), [
+    ([], (None, set(), [])),
+    (["fast", "-k", "eps"], ("fast", set(), ["-k", "eps"])),
+    (["--skip", "site"], (None, {"site"}, [])),
+    (["--skip=site,binder", "--", "-x"], (None, {"site", "binder"}, ["-x"])),
+    (["--skip", "site", "--skip", "book", "-k", "eps"], (None, {"site", "book"}, ["-k", "eps"])),
+])
+def test_arguments(argv, parsed):
+    assert tiers.parse(argv) == parsed
+
+
+def test_unknown_tier_after_skip_is_refused():
+    with pytest.raises(SystemExit, match="--skip sight: no such tier"):
+        tiers.parse(["--skip", "sight"])
+    with pytest.raises(SystemExit, match="not with one tier"):
+        tiers.parse(["--skip", "site", "fast"])
+
+
+def test_counts_from_a_junit_report(tmp_path):
+    """passed = tests - skipped - failures - errors, summed over the suites."""
+    report = tmp_path / "junit.xml"
+    report.write_text('<testsuites><testsuite tests="10" skipped="2" failures="1" errors="1"/>'
+                      '<testsuite tests="5" skipped="0" failures="0" errors="0"/></testsuites>')
+    # 10 - 2 - 1 - 1 = 6 in the first suite, 5 in the second
+    assert tiers.junit_counts(report) == {"passed": 11, "skipped": 2, "failed": 2}
+
+
+def test_missing_chromium_is_named_when_not_root(monkeypatch, tmp_path):
+    monkeypatch.setattr(tiers, "CHROMIUM", tmp_path / "no-chromium")
+    monkeypatch.setattr(tiers.os, "geteuid", lambda: 1000)
+    with pytest.raises(SystemExit, match=r"apt-get install -y chromium[\s\S]*--skip site"):
+        tiers.ensure_chromium()
+
+
+def test_a_process_left_in_a_session_is_found():
+    """A process started in a new session is listed until it ends."""
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"],
+                               start_new_session=True)
+    try:
+        time.sleep(0.2)
+        found = tiers.session_processes(sleeper.pid)
+        assert [line.split()[0] for line in found] == [str(sleeper.pid)], found
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    assert tiers.session_processes(sleeper.pid) == []

@@ -1,0 +1,331 @@
+"""Run the test tiers: what ``tools/test`` runs once the environment exists.
+
+Usage (through tools/test, which first creates .venv with tools/setup-env):
+
+    tools/test [--skip TIER ...]            every tier; the ones named after --skip are left out
+    tools/test TIER [pytest args]           one tier: lint | fast | slow | book | site | binder
+    tools/test [--skip TIER ...] -- ARGS    every tier, ARGS passed to each pytest tier
+
+The full command runs the tiers side by side, as independent streams that keep both cores busy
+(measured in the README): the book tier; the site build, then the site tier; the binder tier;
+lint, then fast, then slow. Each tier's output is printed when it ends (never interleaved),
+then one summary line per tier: its passed, skipped and failed counts (from pytest's JUnit XML
+report), its wall-clock time and the CPU time of its processes. Every skip prints its reason
+(``-rfEs``). In the full command a test that skips for a missing dependency fails
+(``LNBOOK_STRICT=1``: tests/conftest.py turns every skip that is not declared there into a
+failure), so a tier cannot pass without having run; ``--skip TIER`` is how a tier is left out,
+and the summary says so.
+
+Each tier's processes see its name in ``LNBOOK_TIER``. Each tier runs in a session of its own
+(setsid); a process of that session still running when
+the tier ends fails the tier, is named and is ended. The site tier needs Debian's Chromium at
+/usr/bin/chromium: when it is missing, the command installs it with apt-get (as root) or stops
+before running anything, naming the package and the command to install it.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import xml.etree.ElementTree as ElementTree
+from dataclasses import dataclass, field
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+PY = str(ROOT / ".venv" / "bin" / "python") if (ROOT / ".venv" / "bin" / "python").exists() \
+    else sys.executable
+TIERS = ("lint", "fast", "slow", "book", "site", "binder")
+CHROMIUM = pathlib.Path("/usr/bin/chromium")
+# the full command's streams: each runs its tiers one after the other, all streams at once
+STREAMS = (("book",), ("build", "site"), ("binder",), ("lint", "fast", "slow"))
+
+
+def cpus() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:
+        return max(1, os.cpu_count() or 1)
+
+
+def pytest(*args: str) -> list[str]:
+    return [PY, "-m", "pytest", "-rfEs", *args]
+
+
+def commands(tier: str, extra: list[str]) -> list[list[str]]:
+    """The commands of a tier, run one after the other (pytest ones get a JUnit report)."""
+    n = str(cpus())
+    if tier == "lint":
+        return [[PY, "-m", "ruff", "check", "."], [PY, "-m", "mypy"],
+                [str(pathlib.Path(PY).parent / "zizmor"), "--offline", "--no-progress",
+                 ".github/workflows"],
+                [PY, "-m", "check_jsonschema", "--builtin-schema", "vendor.github-workflows",
+                 *map(str, sorted((ROOT / ".github" / "workflows").glob("*.yml")))],
+                [PY, "-m", "check_jsonschema", "--builtin-schema", "vendor.citation-file-format",
+                 "CITATION.cff"]]
+    if tier == "fast":
+        # only the files of this tier are collected (collecting the others imports JAX,
+        # playwright and every notebook: 3 s); one process (pytest-xdist's two workers took
+        # 27 CPU-s and longer wall-clock time than one process's 16 here)
+        return [pytest(*fast_files(), "-m", "not slow and not book and not site and not binder",
+                       "-p", "no:playwright", "-p", "no:base_url", "-p", "no:xdist", *extra)]
+    if tier == "slow":
+        # one process: two pytest-xdist workers cost 65 CPU-s against 55 (15 s less wall-clock
+        # time alone, measured under load; beside the other tiers the CPU counts)
+        return [pytest("tests", "-m", "slow", "-p", "no:xdist", *extra)]
+    if tier == "book":
+        return [pytest("tests/test_notebooks.py", "tests/test_portability.py", *extra)]
+    if tier == "site":
+        return [pytest("tests/site", "-n", n, "--dist", "loadscope", *extra)]
+    if tier == "binder":
+        return [pytest("tests/test_binder.py", *extra)]
+    if tier == "build":
+        return [["tools/build-site"]]
+    raise ValueError(f"unknown tier {tier!r} (one of: {', '.join(TIERS)})")
+
+
+def _conftest():
+    sys.path.insert(0, str(ROOT / "tests"))
+    import conftest
+
+    return conftest
+
+
+def site_is_stale() -> str | None:
+    return _conftest().site_is_stale()
+
+
+def fast_files() -> list[str]:
+    """lnbook/ and the test files no other tier claims (tests/conftest.py's TIER_OF_FILE)."""
+    claimed = _conftest().TIER_OF_FILE
+    return ["lnbook"] + [f"tests/{p.name}" for p in sorted((ROOT / "tests").glob("test_*.py"))
+                         if p.name not in claimed]
+
+
+def ensure_chromium() -> None:
+    """Install Debian's Chromium when it is missing and we are root; otherwise stop, naming it."""
+    if CHROMIUM.exists():
+        return
+    if os.geteuid() == 0 and shutil.which("apt-get"):
+        print(f"tools/test: {CHROMIUM} is missing: installing Debian's chromium (apt-get)",
+              flush=True)
+        env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+        subprocess.run(["apt-get", "update", "-q"], check=True, env=env)
+        subprocess.run(["apt-get", "install", "-y", "-q", "chromium"], check=True, env=env)
+        if CHROMIUM.exists():
+            return
+    raise SystemExit(
+        f"tools/test: the site tier needs Debian's Chromium at {CHROMIUM}, which is missing.\n"
+        "  Install it (as root): apt-get install -y chromium\n"
+        "  or leave the tier out: tools/test --skip site")
+
+
+@dataclass
+class Result:
+    tier: str
+    returncode: int = 0
+    wall: float = 0.0
+    cpu: float = 0.0
+    counts: dict[str, int] = field(default_factory=dict)
+    log: str = ""
+    leftovers: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0 and not self.leftovers
+
+    def line(self) -> str:
+        c = self.counts
+        counts = f"{c.get('passed', 0)} passed, {c.get('skipped', 0)} skipped, " \
+                 f"{c.get('failed', 0)} failed"
+        verdict = "ok" if self.ok else "FAILED"
+        return f"{self.tier:7} {verdict:6} {counts:38} {self.wall:6.0f} s wall " \
+               f"{self.cpu:6.0f} s CPU"
+
+
+def junit_counts(path: pathlib.Path) -> dict[str, int]:
+    """passed, skipped, failed (failures and errors) of a pytest JUnit XML report."""
+    root = ElementTree.parse(path).getroot()
+    suites = [root] if root.tag == "testsuite" else list(root.iter("testsuite"))
+    tests = sum(int(s.get("tests", 0)) for s in suites)
+    skipped = sum(int(s.get("skipped", 0)) for s in suites)
+    failed = sum(int(s.get("failures", 0)) + int(s.get("errors", 0)) for s in suites)
+    return {"passed": tests - skipped - failed, "skipped": skipped, "failed": failed}
+
+
+def session_processes(sid: int) -> list[str]:
+    """"PID command" of the live processes of session ``sid`` (from /proc)."""
+    found = []
+    for stat in pathlib.Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+            fields = text[text.rindex(")") + 2:].split()
+            if int(fields[3]) != sid or fields[0] in ("Z", "X"):
+                continue
+            command = (stat.parent / "cmdline").read_bytes().replace(b"\0", b" ")
+        except (OSError, ValueError, IndexError):
+            continue
+        found.append(f"{stat.parent.name} {command.decode(errors='replace')[:200]}")
+    return found
+
+
+def run_tier(tier: str, extra: list[str], env: dict[str, str], stream: bool) -> Result:
+    """Run a tier's commands in a new session; collect counts, times and leftovers."""
+    result = Result(tier)
+    start = time.monotonic()
+    log_lines: list[str] = []
+    with tempfile.TemporaryDirectory(prefix=f"lnbook-{tier}-") as tmp:
+        for i, command in enumerate(commands(tier, extra)):
+            report = pathlib.Path(tmp) / f"junit-{i}.xml"
+            if "pytest" in command:
+                command = [*command, f"--junitxml={report}", "-o", "junit_family=xunit2"]
+            process = subprocess.Popen(command, cwd=ROOT, env={**env, "LNBOOK_TIER": tier},
+                                       start_new_session=True,
+                                       stdout=None if stream else subprocess.PIPE,
+                                       stderr=subprocess.STDOUT, text=True)
+            if not stream:
+                out = process.stdout
+                assert out is not None
+                log_lines.append(out.read())
+            _, status, usage = os.wait4(process.pid, 0)
+            process.returncode = os.waitstatus_to_exitcode(status)
+            result.cpu += usage.ru_utime + usage.ru_stime
+            time.sleep(0.5)  # processes of the session still shutting down
+            left = session_processes(process.pid)
+            for entry in left:
+                try:
+                    os.kill(int(entry.split()[0]), signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            result.leftovers += left
+            if report.exists():
+                for key, value in junit_counts(report).items():
+                    result.counts[key] = result.counts.get(key, 0) + value
+            elif "pytest" not in command:
+                key = "passed" if process.returncode == 0 else "failed"
+                result.counts[key] = result.counts.get(key, 0) + 1
+            if process.returncode != 0:
+                result.returncode = process.returncode
+                if tier == "build":
+                    break
+    result.wall = time.monotonic() - start
+    result.log = "".join(log_lines)
+    if result.leftovers:
+        result.log += (f"tools/test: tier {tier} left processes running (ended now):\n  "
+                       + "\n  ".join(result.leftovers) + "\n")
+    return result
+
+
+def environment(strict: bool) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_CORETYPE",
+                                                             "OPENBLAS_L2_SIZE")}
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
+    env["LNBOOK_SITE_TIER"] = "1"  # the site tier's tests run (or fail) on the build it made
+    if strict:
+        env["LNBOOK_STRICT"] = "1"
+    return env
+
+
+def parse(argv: list[str]) -> tuple[str | None, set[str], list[str]]:
+    skip: set[str] = set()
+    args = list(argv)
+    while args and args[0] in ("--skip",) or (args and args[0].startswith("--skip=")):
+        option = args.pop(0)
+        value = option.split("=", 1)[1] if "=" in option else (args.pop(0) if args else "")
+        for name in filter(None, value.split(",")):
+            if name not in TIERS:
+                raise SystemExit(f"tools/test: --skip {name}: no such tier "
+                                 f"(one of: {', '.join(TIERS)})")
+            skip.add(name)
+    if args and args[0] in TIERS:
+        if skip:
+            raise SystemExit("tools/test: --skip goes with the full command, not with one tier")
+        return args[0], skip, args[1:]
+    if args and args[0] == "--":
+        args = args[1:]
+    return None, skip, args
+
+
+def one_tier(tier: str, extra: list[str]) -> int:
+    if tier == "site":
+        ensure_chromium()
+        reason = site_is_stale()
+        if reason:
+            print(f"tools/test: {reason}: building the site", flush=True)
+            build = run_tier("build", [], environment(False), stream=True)
+            if not build.ok:
+                print(f"tools/test: {build.line()}")
+                return 1
+    result = run_tier(tier, extra, environment(False), stream=True)
+    print(result.log, end="")
+    print(f"tools/test: {result.line()}")
+    return 0 if result.ok else 1
+
+
+def every_tier(skip: set[str], extra: list[str]) -> int:
+    if "site" not in skip:
+        ensure_chromium()
+    build_needed = "site" not in skip and site_is_stale()
+    env = environment(strict=True)
+    results: dict[str, Result] = {}
+    lock = threading.Lock()
+    start = time.monotonic()
+
+    def stream(tiers: tuple[str, ...]) -> None:
+        for tier in tiers:
+            if tier in skip or (tier == "build" and not build_needed):
+                continue
+            if tier == "site" and "build" in results and not results["build"].ok:
+                results["site"] = Result("site", returncode=1,
+                                         log="tools/test: the site build failed\n")
+                continue
+            result = run_tier(tier, [] if tier == "build" else extra, env, stream=False)
+            with lock:
+                results[tier] = result
+                print(f"=== tools/test: tier {tier} ({result.wall:.0f} s)\n{result.log}",
+                      end="", flush=True)
+
+    threads = [threading.Thread(target=stream, args=(s,)) for s in STREAMS]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    wall = time.monotonic() - start
+    print("tools/test: tier    result passed/skipped/failed                     wall        CPU")
+    for tier in ("build", *TIERS):
+        if tier in results:
+            print(f"tools/test: {results[tier].line()}")
+        elif tier in skip:
+            print(f"tools/test: {tier:7} not run: left out (--skip {tier})")
+    print(f"tools/test: {wall:.0f} s in all, {sum(r.cpu for r in results.values()):.0f} s CPU "
+          f"on {cpus()} CPUs (load average {os.getloadavg()[0]:.1f} at the end)")
+    failed = [t for t, r in results.items() if not r.ok]
+    if failed:
+        print(f"tools/test: FAILED tiers: {' '.join(failed)}", flush=True)
+    else:
+        left_out = f" (left out: {', '.join(sorted(skip))})" if skip else ""
+        print(f"tools/test: every tier passed{left_out}")
+    total = {k: sum(r.counts.get(k, 0) for r in results.values())
+             for k in ("passed", "failed", "skipped")}
+    # a tier that failed with no failed test (a leftover process, a crash) counts as one
+    total["failed"] += sum(1 for r in results.values() if not r.ok and not r.counts.get("failed"))
+    # the closing line, in the plain form CI reads
+    print(f"total: {total['passed']} passed, {total['failed']} failed, "
+          f"{total['skipped']} skipped")
+    return 1 if failed else 0
+
+
+def main(argv: list[str]) -> int:
+    tier, skip, extra = parse(argv)
+    if tier is not None:
+        return one_tier(tier, extra)
+    return every_tier(skip, extra)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
