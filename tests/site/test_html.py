@@ -99,11 +99,11 @@ def test_bibliography_one_style():
 
 
 def test_api_page():
-    """The API page describes CONVENTIONS, prints no default as a function repr, and its
+    """The API page describes lnbook.frameworks.CONVENTIONS, prints no default as a function repr, and its
     chapter references are links (the strict build checks their targets)."""
     html = (HTML / "book" / "api.html").read_text(encoding="utf-8")
     assert "&lt;function" not in html and "<function" not in html
-    conventions = html[html.index('id="lnbook.CONVENTIONS"'):]
+    conventions = html[html.index('id="lnbook.frameworks.CONVENTIONS"'):]
     description = re.sub(r"<[^>]+>", " ", conventions[:conventions.index("</dd>")])
     assert len(description.split()) > 15, description
     assert re.search(r'<a class="reference internal" href="frameworks\.html', html)
