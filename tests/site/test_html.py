@@ -99,8 +99,8 @@ def test_bibliography_one_style():
 
 
 def test_api_page():
-    """The API page describes lnbook.frameworks.CONVENTIONS, prints no default as a function repr, and its
-    chapter references are links (the strict build checks their targets)."""
+    """The API page describes lnbook.frameworks.CONVENTIONS, prints no default as a function
+    repr, and its chapter references are links (the strict build checks their targets)."""
     html = (HTML / "book" / "api.html").read_text(encoding="utf-8")
     assert "&lt;function" not in html and "<function" not in html
     conventions = html[html.index('id="lnbook.frameworks.CONVENTIONS"'):]
