@@ -32,10 +32,23 @@ Each fix is checked in a real browser by the tests of tests/site/ (test_pages.py
   the list-item role their list requires.
 - A favicon (``_ext/static/favicon.svg``) so browsers do not request a missing
   ``/favicon.ico``.
+- Downloads: every link to a page's source (``_sources/...``: the header's ".ipynb" and ".md"
+  items) carries a ``download`` attribute, so the browser saves the file instead of showing
+  JSON text (jupyter-book #2237, sphinx-book-theme #918); each chapter offers its notebook
+  under its title (``notebook_link``).
+- Solutions: the "Exercise N" link in a solution's title (sphinx-exercise) jumped to the
+  exercise instead of opening the solution that the title toggles; the title keeps its text.
+- Search: Sphinx's search scripts are dropped from every page, the search page included; its
+  search is Pagefind's index (``lnbook_search.py``) driven by ``_static/lnbook-search.js``.
+- Inline formulas keep the punctuation that follows them on their line (``KeepPunctuation``).
+- Reader-facing behaviour in ``_static/lnbook-site.js`` (scroll regions of what does not fit,
+  drawers, the sidebar's first scroll) and ``_static/lnbook-site.css`` (dark figures, scroll
+  cues, print).
 """
 
 from __future__ import annotations
 
+import html
 import pathlib
 import re
 import shutil
@@ -44,6 +57,9 @@ import subprocess
 import tempfile
 import time
 from subprocess import PIPE, Popen
+
+from docutils import nodes
+from sphinx.transforms.post_transforms import SphinxPostTransform
 
 STATIC = pathlib.Path(__file__).resolve().parent / "static"
 
@@ -57,7 +73,6 @@ USES_DESIGN = re.compile(r'\sclass="(?:[^"]*\s)?sd-')
 DESIGN_FILES = re.compile(
     r'\s*<(?:link[^>]*\shref="[^"]*_static/sphinx-design\.min\.css[^"]*"[^>]*>|'
     r'script[^>]*\ssrc="[^"]*_static/design-tabs\.js[^"]*"[^>]*>\s*</script>)')
-SEARCH_ONLY = ("searchtools.js", "language_data.js", "searchindex.js")
 
 
 def _key(script):
@@ -109,16 +124,85 @@ def drop_empty_table_heads(html: str) -> str:
     return EMPTY_HEAD.sub("", html)
 
 
-def strip_scripts(html: str, search_page: bool) -> str:
-    """Drop Font Awesome's script everywhere and the search scripts except on the search page."""
+def strip_scripts(html: str) -> str:
+    """Drop Font Awesome's script and Sphinx's search scripts (Pagefind's replace them)."""
+    return DROPPED_SCRIPTS.sub("", html)
 
-    def keep(match: re.Match) -> str:
-        tag = match.group(0)
-        if search_page and any(name in tag for name in SEARCH_ONLY):
-            return tag
-        return ""
 
-    return DROPPED_SCRIPTS.sub(keep, html)
+SOURCE_LINK = re.compile(r'<a href="([^"]*_sources/[^"]+)"(\s+target="_blank")?')
+
+
+def download_links(html: str) -> str:
+    """Links to a page's source download it, named as the file (no new tab for a download)."""
+
+    def attribute(m: re.Match) -> str:
+        name = m.group(1).rsplit("/", 1)[-1]
+        return f'<a href="{m.group(1)}" download="{name}"'
+
+    return SOURCE_LINK.sub(attribute, html)
+
+
+SOLUTION_TITLE = re.compile(
+    r'(<p class="admonition-title">Solution to)<a class="reference internal" href="#[^"]*">'
+    r"(.*?)</a>")
+
+
+def plain_solution_titles(html: str) -> str:
+    """The title of a solution toggles it (sphinx-togglebutton): its "Exercise N" is text, not
+    a link that jumps away (the exercise is the block just above)."""
+    return SOLUTION_TITLE.sub(r"\1\2", html)
+
+
+# the search page's script, and Pagefind's script and word list fetched while the page loads
+SEARCH_SCRIPT = ('<link rel="modulepreload" href="pagefind/pagefind.js" />\n'
+                 '<link rel="preload" href="pagefind/wasm.en.pagefind" as="fetch" '
+                 'crossorigin="anonymous" />\n'
+                 '<script defer="defer" src="_static/lnbook-search.js"></script>\n</head>')
+
+
+def notebook_link(app, pagename, templatename, context, doctree):
+    """Under a chapter's title: its notebook, as a file to download."""
+    source = context.get("sourcename") or ""
+    body = context.get("body")
+    if not source.endswith(".ipynb") or not body or "</h1>" not in body:
+        return
+    href = html.escape(context["pathto"](f"_sources/{source}", 1))
+    name = html.escape(source.rsplit("/", 1)[-1])
+    line = (f'<p class="lnb-notebook"><a href="{href}" download="{name}">'
+            f'<i class="fa-solid fa-download" aria-hidden="true"></i> '
+            f"Download this chapter as a notebook</a> ({name}) to run it yourself.</p>")
+    context["body"] = body.replace("</h1>", "</h1>\n" + line, 1)
+
+
+PUNCTUATION = re.compile(r"[.,;:!?)\]}’”…%]+")
+
+
+class KeepPunctuation(SphinxPostTransform):
+    """An inline formula and the punctuation right after it go into one ``span.lnb-nobr``
+    (HTML only): the stylesheet forbids a line break between them, not inside the formula."""
+
+    default_priority = 400
+    formats = ("html",)
+
+    def run(self, **kwargs) -> None:
+        for math in list(self.document.findall(nodes.math)):
+            parent = math.parent
+            index = parent.index(math)
+            if index + 1 >= len(parent) or not isinstance(parent[index + 1], nodes.Text):
+                continue
+            after = str(parent[index + 1])
+            m = PUNCTUATION.match(after)
+            if not m:
+                continue
+            together = nodes.inline(classes=["lnb-nobr"])
+            parent.replace(math, together)
+            together += math
+            together += nodes.Text(m.group(0))
+            rest = after[m.end():]
+            if rest:
+                parent[index + 1] = nodes.Text(rest)
+            else:
+                parent.remove(parent[index + 1])
 
 
 SUBSET_CSS = "lnbook-fa-subset.css"
@@ -212,12 +296,20 @@ def rewrite_pages(app, exception):
     pages = {path: path.read_text(encoding="utf-8") for path in out.rglob("*.html")}
     no_design = not any(USES_DESIGN.search(text) for text in pages.values())
     for path, text in pages.items():
-        new = strip_scripts(text, search_page=path.relative_to(out).as_posix() == "search.html")
+        new = strip_scripts(text)
         new = drop_empty_table_heads(fix_roles(new))
+        new = plain_solution_titles(download_links(new))
+        if path.relative_to(out).as_posix() == "search.html":
+            new = new.replace("</head>", SEARCH_SCRIPT, 1)
         if no_design:
             new = DESIGN_FILES.sub("", new)
+        pages[path] = new
         if new != text:
             path.write_text(new, encoding="utf-8")
+    import lnbook_search
+
+    # the index of what readers read: not the search page itself, nor the general index
+    lnbook_search.build_index(out, pages, skip={"search.html", "genindex.html", "index.html"})
     # after the pages: the purge reads the classes and scripts they keep
     purge_stylesheets(out)
     subset_icon_font(out)  # reads the catalogue-free, purged rules of every stylesheet
@@ -255,6 +347,8 @@ def setup(app):
     katex.KaTeXServer.start_server_process = classmethod(patient_katex_start)
     app.connect("builder-inited", add_static)
     app.connect("html-page-context", dedupe_scripts)
+    app.connect("html-page-context", notebook_link)
+    app.add_post_transform(KeepPunctuation)
     app.connect("build-finished", rewrite_pages)
     app.add_css_file("lnbook-icons.css")
     app.add_css_file("lnbook-site.css")

@@ -20,6 +20,10 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 TIMEOUT_MS = 20_000
 VIEWPORTS = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1366, "height": 900}}
+# the narrowest phone a reader may hold (the phone window is also looked at this wide)
+NARROW = 320
+# the printed page: A4 less the print stylesheet's margins (12 mm each side), in CSS px
+PRINT_WIDTH = round((210 - 2 * 12) / 25.4 * 96)
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 
 
@@ -325,9 +329,13 @@ PROSE_JS = r"""
 # when the formulas were on screen: the formulas are HTML in the page, so they are drawn as
 # soon as KaTeX's stylesheet and the fonts they use have arrived (resource timing, ms after
 # navigation start), compared with the end of the page's load event
+# A promise the page may never keep (a font or image request that stalls on a loaded machine)
+# is awaited at most this long, so a look ends with a finding instead of hanging the run.
+WITHIN = "(p, ms) => Promise.race([p, new Promise(r => setTimeout(() => r('late'), ms))])"
+
 FORMULAS_JS = r"""
 async () => {
-  await document.fonts.ready;
+  await (""" + WITHIN + r""")(document.fonts.ready, 10000);
   const first = Array.from(document.querySelectorAll('article .katex'))
                      .find(k => k.getBoundingClientRect().width > 0);
   if (!first) return null;
@@ -359,6 +367,208 @@ async (skipCode) => {
 }
 """
 
+# the dark theme's second pass: colour contrast only (the other rules do not depend on colour)
+AXE_CONTRAST_JS = """
+async (skipCode) => {
+  const context = {exclude: [['.katex-html']]};
+  if (skipCode) context.exclude.push(['div.highlight']);
+  const result = await axe.run(context, {resultTypes: ['violations'], preload: false,
+      runOnly: {type: 'rule', values: ['color-contrast']}});
+  return result.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
+      nodes: v.nodes.slice(0, 5).map(n => n.target.join(' ')), count: v.nodes.length}));
+}
+"""
+
+
+# Every display formula, code block, output and table, and whether a reader can see all of it.
+# A block's content is what it holds (its scroll width); the part a reader sees is what every
+# box around it that clips (overflow other than visible) and the window leave in sight. A block
+# whose content goes beyond that is "wide"; it is reachable when the innermost clipping box
+# scrolls sideways, lies inside the window, is a tab stop with a name (arrow keys scroll it),
+# and shows a cue that there is more (a background or mask on it, e.g. a scroll shadow, or a
+# scrollbar that takes room).
+BLOCKS_JS = r"""
+() => {
+  const vw = document.documentElement.clientWidth;
+  const article = document.querySelector('article.bd-article');
+  if (!article) return [];
+  const kindOf = el => el.classList.contains('katex-display') ? 'formula'
+      : el.closest('.cell_output') ? 'output' : el.tagName === 'PRE' ? 'code' : 'table';
+  const blocks = Array.from(article.querySelectorAll(
+      '.katex-display, pre, table, .cell_output .output.text_html'))
+    .filter(el => !(el.tagName === 'TABLE' && el.closest('.cell_output .text_html, pre')))
+    .filter(el => el.checkVisibility() && el.getBoundingClientRect().width > 0);
+  const count = {};
+  return blocks.map(el => {
+    const kind = kindOf(el);
+    count[kind] = (count[kind] || 0) + 1;
+    // the content's extent: its scroll width from its left edge; a formula's is that of
+    // KaTeX's HTML rendering (inside the block, and a scroll box of its own in KaTeX's CSS)
+    const inner = kind === 'formula' ? el.querySelector('.katex-html') || el : el;
+    const r = inner.getBoundingClientRect();
+    const left = r.left - inner.scrollLeft, right = left + inner.scrollWidth;
+    let seenLeft = 0, seenRight = vw, clipper = null;
+    for (let a = inner; a && a !== document.documentElement; a = a.parentElement) {
+      if (getComputedStyle(a).overflowX !== 'visible') {
+        const b = a.getBoundingClientRect();
+        const border = parseFloat(getComputedStyle(a).borderLeftWidth) || 0;
+        seenLeft = Math.max(seenLeft, b.left + border);
+        seenRight = Math.min(seenRight, b.left + border + a.clientWidth);
+        if (!clipper) clipper = a;
+      }
+    }
+    const content = right - left, seen = Math.max(0, seenRight - seenLeft);
+    const wide = right > seenRight + 1 || left < seenLeft - 1;
+    const out = {kind, index: count[kind] - 1, content: Math.round(content),
+                 seen: Math.round(seen), wide,
+                 hidden: wide ? Math.round(100 * (1 - Math.min(seen, content) / content)) : 0,
+                 tex: kind === 'formula'
+                   ? (el.querySelector('annotation') || {}).textContent || '' : '',
+                 text: (el.innerText || '').trim().slice(0, 60).replace(/\s+/g, ' ')};
+    if (wide) {
+      const c = clipper, s = c ? getComputedStyle(c) : null;
+      const b = c ? c.getBoundingClientRect() : null;
+      out.scrolls = !!c && (s.overflowX === 'auto' || s.overflowX === 'scroll')
+          && c.scrollWidth > c.clientWidth + 1;
+      out.inWindow = !!b && b.left >= -1 && b.right <= vw + 1;
+      out.focusable = !!c && c.tabIndex >= 0;
+      out.name = c ? (c.getAttribute('aria-label') || (c.getAttribute('aria-labelledby')
+          && document.getElementById(c.getAttribute('aria-labelledby'))?.textContent) || '') : '';
+      out.cue = !!c && (s.backgroundImage !== 'none' || (s.maskImage || 'none') !== 'none'
+          || c.offsetHeight - c.clientHeight - parseFloat(s.borderTopWidth)
+             - parseFloat(s.borderBottomWidth) > 0);
+      out.reachable = out.scrolls && out.inWindow && out.focusable && !!out.name.trim()
+          && out.cue;
+    }
+    return out;
+  });
+}
+"""
+
+# Punctuation right after an inline formula, and whether it starts a line: its first character
+# is on a line below the formula's last line.
+PUNCTUATION_JS = r"""
+() => {
+  const article = document.querySelector('article.bd-article');
+  if (!article) return {checked: 0, bad: []};
+  const after = el => {  // the first text node after el, in document order
+    let n = el;
+    while (n && n !== article && !n.nextSibling) n = n.parentNode;
+    if (!n || n === article) return null;
+    n = n.nextSibling;
+    const walker = document.createTreeWalker(n, NodeFilter.SHOW_TEXT);
+    if (n.nodeType === Node.TEXT_NODE) return n;
+    return walker.nextNode();
+  };
+  let checked = 0;
+  const bad = [];
+  for (const math of article.querySelectorAll('span.math')) {
+    if (!math.checkVisibility() || math.closest('.katex-display')) continue;
+    const text = after(math);
+    if (!text || !/^[.,;:!?)\]}’”…]/.test(text.textContent)) continue;
+    const range = document.createRange();
+    range.setStart(text, 0);
+    range.setEnd(text, 1);
+    const mark = range.getBoundingClientRect();
+    const lines = math.getClientRects();
+    if (!lines.length || !mark.height) continue;
+    checked++;
+    const last = lines[lines.length - 1];
+    if (mark.top + mark.height / 2 > last.bottom) {
+      const tex = (math.querySelector('annotation') || {}).textContent || '';
+      bad.push(`$${tex.slice(0, 50)}$ then ${JSON.stringify(text.textContent.slice(0, 12))}`);
+    }
+  }
+  return {checked, bad};
+}
+"""
+
+# In the dark theme, every block a reader sees that is still light: an element whose own
+# background is light (relative luminance above 0.4; the dark page is below 0.01), and every
+# image whose pixels, drawn through its CSS filter, are light on average.
+LIGHT_BOXES_JS = r"""
+async () => {
+  const lin = c => { c /= 255; return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
+  const lum = (r, g, b) => 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
+  const name = el => el.tagName.toLowerCase() + (el.id ? '#' + el.id : '')
+      + (typeof el.className === 'string' && el.className.trim()
+         ? '.' + el.className.trim().split(/\s+/).slice(0, 3).join('.') : '');
+  // the colours the theme change starts: its transitions (the buttons' 0.15 s) run out first
+  await (""" + WITHIN + r""")(Promise.all(document.getAnimations()
+    .filter(a => a instanceof CSSTransition && a.playState === 'running')
+    .map(a => a.finished.catch(() => null))), 5000);
+  const found = [];
+  let boxes = 0, images = 0;
+  const vw = document.documentElement.clientWidth;
+  for (const el of document.body.querySelectorAll('*')) {
+    const r = el.getBoundingClientRect();
+    if (r.width * r.height < 64 || !el.checkVisibility({opacityProperty: true,
+                                                       visibilityProperty: true})) continue;
+    // off the page until focused (the skip link), images (their pixels are measured below),
+    // icons (a mask over their text colour)
+    if (r.right <= 0 || r.left >= vw || r.bottom + scrollY <= 0) continue;
+    const style = getComputedStyle(el);
+    if (el.tagName === 'IMG' || (style.maskImage || 'none') !== 'none') continue;
+    const m = style.backgroundColor.match(/[\d.]+/g);
+    if (!m) continue;
+    const alpha = m.length > 3 ? +m[3] : 1;
+    if (alpha < 0.5) continue;
+    boxes++;
+    const l = lum(+m[0], +m[1], +m[2]);
+    if (l > 0.4) found.push(`${name(el)}: background ${style.backgroundColor}`
+                            + ` (luminance ${l.toFixed(2)})`);
+  }
+  for (const img of document.images) {
+    if (!img.checkVisibility() || !img.naturalWidth) continue;
+    await (""" + WITHIN + r""")(img.decode().catch(() => null), 5000);
+    images++;
+    const w = 64, h = Math.max(1, Math.round(64 * img.naturalHeight / img.naturalWidth));
+    const canvas = new OffscreenCanvas(w, h);
+    const ctx = canvas.getContext('2d');
+    const filter = getComputedStyle(img).filter;
+    ctx.filter = filter === 'none' ? 'none' : filter;
+    ctx.fillStyle = getComputedStyle(img).backgroundColor;  // under a transparent PNG
+    ctx.fillRect(0, 0, w, h);
+    ctx.drawImage(img, 0, 0, w, h);
+    const px = ctx.getImageData(0, 0, w, h).data;
+    let sum = 0;
+    for (let i = 0; i < px.length; i += 4) sum += lum(px[i], px[i + 1], px[i + 2]);
+    const l = sum / (px.length / 4);
+    if (l > 0.4) found.push(`img ${img.currentSrc.split('/').pop()}: mean luminance `
+                            + `${l.toFixed(2)} through filter ${filter}`);
+  }
+  return {boxes, images, light: found};
+}
+"""
+
+# what a printed page shows: every code block and output within the paper's width, and every
+# exercise solution's body visible (the screen keeps solutions folded)
+PRINT_JS = r"""
+() => {
+  const article = document.querySelector('article.bd-article');
+  if (!article) return {code: 0, cut: [], solutions: 0, hidden: []};
+  const cut = [];
+  const pres = Array.from(article.querySelectorAll('pre')).filter(p => p.checkVisibility());
+  const edge = article.getBoundingClientRect().right;
+  pres.forEach((p, i) => {
+    const r = p.getBoundingClientRect();
+    if (p.scrollWidth > p.clientWidth + 1 || r.right > edge + 1)
+      cut.push(`pre ${i} (${p.scrollWidth} px in ${p.clientWidth}): `
+               + p.textContent.trim().slice(0, 50).replace(/\s+/g, ' '));
+  });
+  const hidden = [];
+  const solutions = Array.from(article.querySelectorAll('.solution'));
+  for (const s of solutions) {
+    const body = Array.from(s.children).filter(c => !c.classList.contains('admonition-title'));
+    const shown = body.filter(c => c.checkVisibility({opacityProperty: true,
+                                                      visibilityProperty: true})
+                                   && c.getBoundingClientRect().height > 0);
+    if (shown.length < body.length) hidden.push(s.id);
+  }
+  return {code: pres.length, cut, solutions: solutions.length, hidden};
+}
+"""
+
 
 @dataclasses.dataclass
 class Look:
@@ -372,6 +582,14 @@ class Look:
     prose: str = ""
     formulas: dict | None = None
     axe: list[dict] = dataclasses.field(default_factory=list)
+    # by window width (px): the blocks (BLOCKS_JS) and the punctuation (PUNCTUATION_JS)
+    blocks: dict[int, list[dict]] = dataclasses.field(default_factory=dict)
+    punctuation: dict[int, dict] = dataclasses.field(default_factory=dict)
+    # in the dark theme: light boxes (LIGHT_BOXES_JS) and axe-core's colour-contrast findings
+    dark: dict = dataclasses.field(default_factory=dict)
+    dark_axe: list[dict] = dataclasses.field(default_factory=list)
+    # printed (print media, the paper's width): PRINT_JS (desktop window only)
+    printed: dict = dataclasses.field(default_factory=dict)
 
     @property
     def bytes(self) -> int:
@@ -422,25 +640,63 @@ class Reader:
         return page
 
     def look(self, path: str) -> Look:
+        """Open the page once: light theme at this window's width (and, on the phone, at
+        NARROW px too), then the dark theme, then (desktop) printed."""
         if path not in self.looks:
             look = Look(path=path, viewport=self.viewport)
             page = self.page(look)
+            size = VIEWPORTS[self.viewport]
+            entry = path.removesuffix(".html")
+            shot = chapter_name(entry) if entry in ENTRIES[1:] else None
+            phone = self.viewport == "phone"
             try:
                 page.goto(self.base + path, wait_until="load")
                 look.formulas = page.evaluate(FORMULAS_JS)
-                page.evaluate("document.fonts.ready")
+                page.evaluate(f"({WITHIN})(document.fonts.ready, 10000)")
                 look.overflow = page.evaluate(OVERFLOW_JS)
                 look.prose = page.evaluate(PROSE_JS)
-                entry = path.removesuffix(".html")
-                if self.viewport == "phone" and entry in ENTRIES[1:]:
+                look.blocks[size["width"]] = page.evaluate(BLOCKS_JS)
+                look.punctuation[size["width"]] = page.evaluate(PUNCTUATION_JS)
+                if shot and phone:
                     SHOTS.mkdir(parents=True, exist_ok=True)
                     # the first screen, as a phone shows it (a full page of a long chapter
                     # takes seconds; test_pages.py keeps full-page desktop screenshots)
-                    page.screenshot(path=str(SHOTS / f"phone-{chapter_name(entry)}.png"))
+                    page.screenshot(path=str(SHOTS / f"phone-{shot}.png"))
                 if self.axe:
                     page.add_script_tag(content=self.axe)
-                    look.axe = page.evaluate(AXE_JS, self.viewport == "desktop")
+                    look.axe = page.evaluate(AXE_JS, not phone)
+                if phone:  # the narrowest phone: the same page, the window made narrower
+                    self.resize(page, NARROW, size["height"])
+                    look.blocks[NARROW] = page.evaluate(BLOCKS_JS)
+                    look.punctuation[NARROW] = page.evaluate(PUNCTUATION_JS)
+                    self.resize(page, size["width"], size["height"])
+                # the dark theme, as the theme's switch sets it (pydata-sphinx-theme's
+                # setTheme: the data-theme attribute and the dark dropdown menus)
+                page.evaluate("""() => {
+                    document.documentElement.dataset.theme = 'dark';
+                    document.documentElement.dataset.mode = 'dark';
+                    document.querySelectorAll('.dropdown-menu')
+                            .forEach(m => m.classList.add('dropdown-menu-dark'));
+                }""")
+                look.dark = page.evaluate(LIGHT_BOXES_JS)
+                if shot:
+                    SHOTS.mkdir(parents=True, exist_ok=True)
+                    page.screenshot(path=str(SHOTS / f"dark-{self.viewport}-{shot}.png"))
+                if self.axe:
+                    look.dark_axe = page.evaluate(AXE_CONTRAST_JS, not phone)
+                if not phone:  # printed: print media on a window as wide as the paper
+                    page.evaluate("() => { document.documentElement.dataset.theme = 'light'; }")
+                    page.emulate_media(media="print")
+                    self.resize(page, PRINT_WIDTH, size["height"])
+                    look.printed = page.evaluate(PRINT_JS)
             finally:
                 page.close()
             self.looks[path] = look
         return self.looks[path]
+
+    @staticmethod
+    def resize(page, width: int, height: int) -> None:
+        """Give the page a new window size and let lnbook-site.js mark at once what no
+        longer fits (it would on its resize event, a moment later)."""
+        page.set_viewport_size({"width": width, "height": height})
+        page.evaluate("() => window.lnbook && window.lnbook.refresh()")

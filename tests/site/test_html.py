@@ -99,11 +99,11 @@ def test_bibliography_one_style():
 
 
 def test_api_page():
-    """The API page describes CONVENTIONS, prints no default as a function repr, and its
-    chapter references are links (the strict build checks their targets)."""
+    """The API page describes lnbook.frameworks.CONVENTIONS, prints no default as a function
+    repr, and its chapter references are links (the strict build checks their targets)."""
     html = (HTML / "book" / "api.html").read_text(encoding="utf-8")
     assert "&lt;function" not in html and "<function" not in html
-    conventions = html[html.index('id="lnbook.CONVENTIONS"'):]
+    conventions = html[html.index('id="lnbook.frameworks.CONVENTIONS"'):]
     description = re.sub(r"<[^>]+>", " ", conventions[:conventions.index("</dd>")])
     assert len(description.split()) > 15, description
     assert re.search(r'<a class="reference internal" href="frameworks\.html', html)
@@ -128,3 +128,23 @@ def test_small_things():
         assert not (HTML / index).exists(), f"{index} is generated but nothing links to it"
     css = (HTML / "_static" / "lnbook-site.css").read_text(encoding="utf-8")
     assert re.search(r"header\.bd-header\s*\{\s*display:\s*none", css)
+
+
+def test_source_links_download():
+    """Every link to a page's source (_sources/) on every page carries a download attribute
+    naming the file, and each chapter's page links its notebook once under its title."""
+    require_build()
+    bad = []
+    for path in sorted(HTML.rglob("*.html")):
+        text = path.read_text(encoding="utf-8")
+        for tag in re.findall(r'<a [^>]*href="[^"]*_sources/[^"]*"[^>]*>', text):
+            href = re.search(r'href="([^"]*)"', tag).group(1)
+            name = href.rsplit("/", 1)[-1]
+            if f'download="{name}"' not in tag:
+                bad.append(f"{path.relative_to(HTML)}: {tag}")
+            elif not (path.parent / href).resolve().is_file():
+                bad.append(f"{path.relative_to(HTML)}: {href} does not exist")
+    for entry in NOTEBOOKS:
+        text = (HTML / f"{entry}.html").read_text(encoding="utf-8")
+        assert len(re.findall(r'<p class="lnb-notebook">', text)) == 1, entry
+    assert not bad, "\n".join(bad[:20])
