@@ -190,10 +190,11 @@ def response_data(*, eps_values: Sequence[float] = EPS_VALUES, t: ArrayLike | No
 
     Notes
     -----
-    .. math:: h_\varepsilon(t) = \frac{t}{\sqrt{2t^2/3 + \varepsilon}}, \qquad
-                  h'_\varepsilon(0) = \varepsilon^{-1/2}
+    .. math:: h_\varepsilon(t) = \frac{t}{\sqrt{2t^2/3 + \varepsilon}},
 
-        and ``h`` tends to ``±sqrt(3/2)`` as ``t`` goes to ``±inf``.
+    .. math:: h'_\varepsilon(0) = \varepsilon^{-1/2},
+
+    and ``h`` tends to ``±sqrt(3/2)`` as ``t`` goes to ``±inf``.
 
     Drawn by :func:`lnbook.plotting.plot_response`; see :ref:`ch-epsilon`.
 
