@@ -1,11 +1,11 @@
-"""The page "How this book is tested" (book/testing.md) tells the truth about versions and files.
+"""The pages tell the truth about versions and files (book/testing.md most of all).
 
 Its versions table is generated from the pins (tools/versions.py writes book/_versions.md,
 which the page includes), so no hand copy exists; these tests check that the generated table is
-current, that the environment running the tests has the pinned versions installed, and that the
+current, that the environment running the tests has the pinned versions installed, that the
 Python of runtime.txt is the one recorded in every chapter's metadata by the kernel that
-executed it. Every file or command the page names must exist, so the page cannot describe tests
-that are gone.
+executed it, and that a library version any page names is the pinned one. Every file or
+command the page names must exist, so the page cannot describe tests that are gone.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import importlib.metadata
 import importlib.util
 import pathlib
 import re
+import sys
 
 import nbformat
 import pytest
@@ -73,3 +74,57 @@ def test_named_files_exist():
     assert names, "the page names no test or tool"
     missing = [name for name in sorted(names) if not list(ROOT.glob(name))]
     assert not missing, f"{PAGE.name} names files that do not exist: {missing}"
+
+
+# The distribution whose installed (pinned) version a library's name in the prose refers to.
+DISTRIBUTIONS = {
+    "numpy": "numpy", "pytorch": "torch", "torch": "torch", "jax": "jax", "jaxlib": "jaxlib",
+    "flax": "flax", "keras": "keras", "matplotlib": "matplotlib", "mpmath": "mpmath",
+    "myst-nb": "myst-nb", "jupyter book": "jupyter-book", "jupyter-book": "jupyter-book",
+    "hypothesis": "hypothesis",
+}
+
+
+def prose_versions() -> list[tuple[str, str, str, str]]:
+    """(page, library, version, what follows) for every library version the pages' prose names
+    (the pattern the prose audit exempts as a name, tests/notebook_policy.py)."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    import notebook_policy
+
+    pattern = re.compile(notebook_policy.EXEMPT_PROSE[3][0])
+    found = []
+    for path in sorted((ROOT / "book").iterdir()):
+        if path.suffix == ".ipynb":
+            cells = nbformat.read(path, as_version=4).cells
+            text = "\n".join(c.source for c in cells if c.cell_type == "markdown")
+        elif path.suffix == ".md" and not path.name.startswith("_"):
+            text = path.read_text()
+        else:
+            continue
+        for m in pattern.finditer(text):
+            library, version = re.match(r"(.+?)(?:'s)? (?:version )?v?(\d[\d.]*)$",
+                                        m.group(0)).groups()
+            found.append((path.name, library, version, text[m.end():m.end() + 120]))
+    return found
+
+
+def test_library_versions_in_the_prose_are_the_pinned_ones():
+    """A library version named on any page is the version installed from the pins (a prefix:
+    "numpy 2.4" for 2.4.x), or a past release named with its citation in the same sentence
+    ("arrived in Keras 3.11.0 {cite:p}`...`"). Python's is runtime.txt's."""
+    found = prose_versions()
+    assert any(lib.lower() in ("pytorch", "torch") for _, lib, _, _ in found), "none found"
+    wrong = []
+    for page, library, version, after in found:
+        if library.lower() == "python":
+            pinned = versions.python_version()
+        elif library.lower() == "openblas":
+            continue  # named with the kernel it loads; tests/test_portability.py reads it
+        else:
+            # the local label of a wheel (torch's "+cpu") is not part of the release
+            pinned = importlib.metadata.version(DISTRIBUTIONS[library.lower()]).split("+")[0]
+        same = pinned == version or pinned.startswith(version + ".")
+        cited = re.match(r"[^.;]*?\{cite:[pt]\}", after) is not None
+        if not (same or cited):
+            wrong.append(f"{page}: {library} {version} (pinned: {pinned})")
+    assert not wrong, "versions in the prose that are not the pinned ones:\n" + "\n".join(wrong)
