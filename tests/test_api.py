@@ -287,6 +287,39 @@ def test_the_api_page_documents_every_namespace():
     assert page_violations(API_PAGE.read_text(), NAMESPACES) == []
 
 
+def chapter_uses() -> set[str]:
+    """Every ``lnbook.name`` and ``lnbook.module.name`` the chapters' code cells write, every
+    name they import from lnbook, and what they take from a namespace imported by name."""
+    import nbformat
+
+    used = set()
+    for path in sorted((ROOT / "book").glob("*.ipynb")):
+        code = "\n".join(cell.source for cell in nbformat.read(path, as_version=4).cells
+                         if cell.cell_type == "code")
+        used |= set(re.findall(r"\blnbook(?:\.\w+)+", code))
+        for module, names in re.findall(r"from (lnbook(?:\.\w+)*) import (\([^)]*\)|[^\n#]+)",
+                                        code):
+            for name in re.findall(r"\w+", names):
+                used.add(f"{module}.{name}")
+                used |= {f"{module}.{name}.{attr}"
+                         for attr in re.findall(rf"(?<![\w.]){name}\.(\w+)", code)}
+    return used
+
+
+def test_the_chapters_call_only_public_names():
+    """What the chapters use of lnbook is on the API page: a public namespace or a name of its
+    __all__ (so "every function the chapters call" is documented there)."""
+    public = {f"lnbook.{n}" for n in lnbook.__all__} | set(NAMESPACES)
+    for module_name in NAMESPACES:
+        module = importlib.import_module(module_name)
+        public |= {f"{module_name}.{n}" for n in getattr(module, "__all__", [])}
+    used = chapter_uses()
+    assert "lnbook.core" in used and "lnbook.plotting" in used
+    outside = sorted(name for name in used if name not in public and not any(
+        name.startswith(p + ".") and p not in NAMESPACES for p in public))
+    assert outside == [], f"the chapters use names the API page does not show: {outside}"
+
+
 def test_every_public_name_has_a_docstring():
     """Every public function, class and method has a docstring (numpydoc checks their sections
     in the site build)."""
