@@ -76,8 +76,8 @@ def weighted_centering_matrix(a: ArrayLike) -> np.ndarray:
 
     Notes
     -----
-    .. math:: P_a = I - \\mathbf 1 a^\\top, \\qquad
-              \\operatorname{diag}(a)\\, P_a = P_a^\\top \\operatorname{diag}(a)
+    .. math:: \\begin{aligned} P_a &= I - \\mathbf 1 a^\\top, \\\\
+              \\operatorname{diag}(a)\\, P_a &= P_a^\\top \\operatorname{diag}(a) \\end{aligned}
 
     It is the residual map of the weighted least-squares fit of one constant. See
     :ref:`ch-weighted`.

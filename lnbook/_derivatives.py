@@ -70,9 +70,10 @@ def jacobian(
     With :math:`s = \\sqrt{q+\\varepsilon}`, :math:`u = v/s` and
     :math:`\\hat v = v/\\lVert v\\rVert_2`,
 
-    .. math:: J = Du_\\varepsilon(z) = \\frac{P}{s} - \\frac{v v^\\top}{d\\,s^3}
-              = \\frac{P - \\hat v \\hat v^\\top}{s} + \\frac{\\varepsilon}{s^3}\\,
-              \\hat v \\hat v^\\top ,
+    .. math:: \\begin{aligned} J = Du_\\varepsilon(z)
+              &= \\frac{P}{s} - \\frac{v v^\\top}{d\\,s^3} \\\\
+              &= \\frac{P - \\hat v \\hat v^\\top}{s} + \\frac{\\varepsilon}{s^3}\\,
+              \\hat v \\hat v^\\top , \\end{aligned}
 
     since :math:`\\lVert v\\rVert_2^2 = dq` and :math:`1/s - q/s^3 = \\varepsilon/s^3`.
     ``J`` is symmetric and ``J 1 = 0``. For ``d = 2`` the first term vanishes
@@ -227,9 +228,10 @@ def input_grad(
     -----
     With :math:`\\tilde g = \\gamma \\odot g` and :math:`J` symmetric,
 
-    .. math:: \\frac{\\partial \\ell}{\\partial z} = J \\tilde g
-              = \\frac{1}{s}\\Big(\\tilde g - \\overline{\\tilde g}\\,\\mathbf 1
-              - u\\, \\overline{u \\odot \\tilde g}\\Big), \\quad s = \\sqrt{q+\\varepsilon},
+    .. math:: \\begin{aligned} \\frac{\\partial \\ell}{\\partial z} &= J \\tilde g \\\\
+              &= \\frac{1}{s}\\Big(\\tilde g - \\overline{\\tilde g}\\,\\mathbf 1
+              - u\\, \\overline{u \\odot \\tilde g}\\Big), \\\\
+              s &= \\sqrt{q+\\varepsilon}, \\end{aligned}
 
     where a bar is the mean over features. For ``d = 2``, :math:`J = (\\varepsilon/s^3) P`,
     and the gradient is computed in that form (no cancellation when
@@ -283,8 +285,10 @@ def param_grads(z: ArrayLike, g: ArrayLike, *, eps: float = EPS) -> tuple[np.nda
 
     Notes
     -----
-    .. math:: \\frac{\\partial \\ell}{\\partial \\gamma_i} = \\sum_{\\text{records}} g_i u_i,
-              \\qquad \\frac{\\partial \\ell}{\\partial \\beta_i} = \\sum_{\\text{records}} g_i
+    .. math:: \\begin{aligned} \\frac{\\partial \\ell}{\\partial \\gamma_i}
+              &= \\sum_{\\text{records}} g_i u_i, \\\\
+              \\frac{\\partial \\ell}{\\partial \\beta_i} &= \\sum_{\\text{records}} g_i
+              \\end{aligned}
 
     Neither depends on ``gamma`` or ``beta``. See :ref:`ch-gain` and :ref:`ch-bias`.
 

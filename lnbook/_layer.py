@@ -42,8 +42,8 @@ def stats(z: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
 
     Notes
     -----
-    .. math:: \\mu = \\frac1d \\sum_i z_i, \\qquad
-              q = \\frac1d \\lVert z - \\mu \\mathbf 1 \\rVert^2
+    .. math:: \\begin{aligned} \\mu &= \\frac1d \\sum_i z_i, \\\\
+              q &= \\frac1d \\lVert z - \\mu \\mathbf 1 \\rVert^2 \\end{aligned}
 
     The variance is computed in two passes, never as :math:`E[z^2] - E[z]^2`, which cancels
     catastrophically when :math:`|\\mu| \\gg \\sqrt q`. The first pass's mean

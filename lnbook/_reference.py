@@ -113,8 +113,8 @@ def exact_core(
 
     Notes
     -----
-    .. math:: u_i = \\frac{z_i - \\mu}{\\sqrt{q + \\varepsilon}}
-        = \\operatorname{sign}(v_i) \\sqrt{\\frac{v_i^2}{q + \\varepsilon}}
+    .. math:: \\begin{aligned} u_i &= \\frac{z_i - \\mu}{\\sqrt{q + \\varepsilon}} \\\\
+        &= \\operatorname{sign}(v_i) \\sqrt{\\frac{v_i^2}{q + \\varepsilon}} \\end{aligned}
 
     The mean, the centered parts and ``q + eps`` of float64 numbers are rationals, computed
     exactly with ``fractions.Fraction``; the only irrational step is the root of the

@@ -86,9 +86,9 @@ def batch_norm(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
 
     Notes
     -----
-    .. math:: y_{bj} = \\frac{z_{bj} - \\mu_j}{\\sqrt{q_j + \\varepsilon}}, \\qquad
-              \\mu_j = \\frac1B \\sum_b z_{bj}, \\quad
-              q_j = \\frac1B \\sum_b (z_{bj} - \\mu_j)^2
+    .. math:: \\begin{aligned} y_{bj} &= \\frac{z_{bj} - \\mu_j}{\\sqrt{q_j + \\varepsilon}}, \\\\
+              \\mu_j &= \\frac1B \\sum_b z_{bj}, \\\\
+              q_j &= \\frac1B \\sum_b (z_{bj} - \\mu_j)^2 \\end{aligned}
 
     The statistics are the kernel's, on the transposed batch. Matches
     ``torch.nn.BatchNorm1d(d, affine=False)`` in training mode. See :ref:`ch-records`.

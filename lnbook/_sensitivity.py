@@ -98,8 +98,9 @@ def lipschitz_bound(gamma: ArrayLike | None = None, *, eps: float = EPS) -> floa
 
     Notes
     -----
-    .. math:: \\lVert \\mathrm{LN}(z) - \\mathrm{LN}(z') \\rVert_2
-              \\le \\frac{\\max_i |\\gamma_i|}{\\sqrt\\varepsilon} \\lVert z - z' \\rVert_2
+    .. math:: \\begin{aligned} &\\lVert \\mathrm{LN}(z) - \\mathrm{LN}(z') \\rVert_2 \\\\
+              &\\le \\frac{\\max_i |\\gamma_i|}{\\sqrt\\varepsilon} \\lVert z - z' \\rVert_2
+              \\end{aligned}
 
     The bias cancels in differences. For the core (no gain, ``d >= 2``) the bound is the exact
     Lipschitz constant; with a gain it is exact only when the largest ``|gamma_i|`` occurs at
@@ -230,8 +231,9 @@ def response(t: ArrayLike, *, eps: float = EPS) -> np.ndarray:
     -----
     The record :math:`(-t, 0, t)` has mean 0 and variance :math:`2t^2/3`, so
 
-    .. math:: h_\\varepsilon(t) = \\frac{t}{\\sqrt{2t^2/3 + \\varepsilon}}
-              \\to \\pm\\sqrt{3/2} \\quad (t \\to \\pm\\infty).
+    .. math:: h_\\varepsilon(t) = \\frac{t}{\\sqrt{2t^2/3 + \\varepsilon}},
+
+    which tends to ``±sqrt(3/2)`` as ``t`` goes to ``±inf``.
 
     See :ref:`ch-epsilon`.
 
@@ -270,8 +272,9 @@ def response_slope(t: ArrayLike, *, eps: float = EPS) -> np.ndarray:
 
     Notes
     -----
-    .. math:: h'_\\varepsilon(t) = \\frac{\\varepsilon}{(2t^2/3 + \\varepsilon)^{3/2}},
-              \\qquad h'_\\varepsilon(0) = \\varepsilon^{-1/2}.
+    .. math:: \\begin{aligned}
+              h'_\\varepsilon(t) &= \\frac{\\varepsilon}{(2t^2/3 + \\varepsilon)^{3/2}},
+              \\\\ h'_\\varepsilon(0) &= \\varepsilon^{-1/2}. \\end{aligned}
 
     ``t`` and ``eps`` are scaled by ``2^k`` and ``4^k`` (exact) so that the power
     neither overflows nor underflows. See :ref:`ch-epsilon`.

@@ -292,10 +292,10 @@ def jacobian_eigenvalues_data(*, eps: float = 0.1, d: int = 4) -> dict:
 
     Notes
     -----
-    .. math:: \lambda_{\mathrm{tan}} = (q+\varepsilon)^{-1/2}, \qquad
-                  \lambda_{\mathrm{rad}} = \frac{\varepsilon}{(q+\varepsilon)^{3/2}}
+    .. math:: \begin{aligned} \lambda_{\mathrm{tan}} &= (q+\varepsilon)^{-1/2}, \\
+              \lambda_{\mathrm{rad}} &= \frac{\varepsilon}{(q+\varepsilon)^{3/2}}, \end{aligned}
 
-        and 0 on ``1``.
+    and 0 on the all-ones vector.
 
     Drawn by :func:`lnbook.plotting.plot_jacobian_eigenvalues`; see :ref:`ch-jacobian`.
 
@@ -1012,7 +1012,7 @@ def geometry_picture_data(*, z: ArrayLike | None = None, eps: float = 1.0,
     .. math:: \lVert u_\varepsilon(z)\rVert_2 = \frac{\lVert v\rVert_2}
               {\sqrt{\lVert v\rVert_2^2/d + \varepsilon}}
 
-        (here ``d = 3``: the radius is below ``sqrt(3)``).
+    (here ``d = 3``: the radius is below ``sqrt(3)``).
 
     Drawn by :func:`lnbook.plotting.plot_geometry_picture`; see :ref:`ch-geometry`.
 

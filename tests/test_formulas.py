@@ -96,6 +96,9 @@ def test_aligned_chains_continue_their_rows():
     assert status(r"\begin{aligned} N &= 1 + 1 \\ &= 3 \end{aligned}", "N = 2")[0] == "false"
     assert status(r"\begin{aligned} 3 &= 1 + 2 \\ &= 4 - 1 \end{aligned}") == ["checked"]
     assert status(r"\begin{aligned} 3 &= 1 + 2 \\ &= 4 + 1 \end{aligned}") == ["false"]
+    # a chain broken before its first relation: the first row is only the left side
+    assert status(r"\begin{aligned} &1 + 2 \\ &\le 4 \end{aligned}") == ["checked"]
+    assert status(r"\begin{aligned} &1 + 2 \\ &\le 2 \end{aligned}") == ["false"]
 
 
 def test_sums_indices_and_maxima():

@@ -116,10 +116,15 @@ def split_tree(tree) -> list[Part]:
                 lst = [c for c in row.children if isinstance(c, Tree) and c.data == "item_list"]
                 parts += _items(lst[0])
             elif row.data == "arow_continued":
-                previous = next((p for p in reversed(parts) if p.elems), None)
+                previous = next((p for p in reversed(parts)
+                                 if p.elems or p.expr is not None), None)
                 if previous is None:
                     raise FormulaSyntaxError("an aligned row continues nothing")
-                elems = [previous.elems[-1]]
+                if previous.elems:
+                    elems = [previous.elems[-1]]
+                else:  # a row that is only the chain's left side, broken before the relation
+                    parts.remove(previous)
+                    elems = [previous.expr]
                 rest = []
                 k = 0
                 kids = row.children

@@ -29,11 +29,10 @@ UNCHECKED: dict[str, dict[str, str]] = {
     "book/api.md": {
         r"P = \hat v \hat v^\top": "holds for d = 2, the case the sentence names",
         r"J = (\varepsilon/s^3) P": "holds for d = 2, the case the sentence names",
-        r"\frac{\partial \ell}{\partial \gamma_i} = \sum_{\text{records}} g_i u_i, \qquad "
-        r"\frac{\partial \ell}{\partial \beta_i} = \sum_{\text{records}} g_i":
+        r"\begin{aligned} \frac{\partial \ell}{\partial \gamma_i} &= \sum_{\text{records}} "
+        r"g_i u_i, \\ \frac{\partial \ell}{\partial \beta_i} &= \sum_{\text{records}} g_i "
+        r"\end{aligned}":
             "a sum over the records of a batch",
-        r"h_\varepsilon(t) = \frac{t}{\sqrt{2t^2/3 + \varepsilon}} \to \pm\sqrt{3/2} \quad "
-        r"(t \to \pm\infty).": "a limit",
         r"\mu_k = \mu_{k-1} + \frac{z_k - \mu_{k-1}}{k}, \qquad "
         r"M_k = M_{k-1} + (z_k - \mu_{k-1})(z_k - \mu_k),":
             "a recurrence over the first k entries (Welford's), not symbols of the table",
@@ -54,8 +53,9 @@ UNCHECKED: dict[str, dict[str, str]] = {
             "a rounding-error bound for a computed sum S-hat (gamma_k is Higham's constant "
             "here, not the gain)",
         r"\rho = 2^{-8}": "the unit roundoff of bfloat16, a format numpy does not have",
-        r"y_{bj} = \frac{z_{bj} - \mu_j}{\sqrt{q_j + \varepsilon}}, \qquad "
-        r"\mu_j = \frac1B \sum_b z_{bj}, \quad q_j = \frac1B \sum_b (z_{bj} - \mu_j)^2":
+        r"\begin{aligned} y_{bj} &= \frac{z_{bj} - \mu_j}{\sqrt{q_j + \varepsilon}}, \\ "
+        r"\mu_j &= \frac1B \sum_b z_{bj}, \\ q_j &= \frac1B \sum_b (z_{bj} - \mu_j)^2 "
+        r"\end{aligned}":
             "statistics over the batch axis b (BatchNorm), not over a record",
         r"s^2 = \frac{1}{d - \mathrm{ddof}}\lVert v \rVert^2": "ddof is the function's option",
         r"y = \gamma \odot \frac{v}{\sqrt{s^2 + \varepsilon}} + \beta \quad\text{or}\quad "
@@ -107,10 +107,10 @@ _WEAKER = "a weaker bound, equally true"
 
 _SEEDS_D = "the seeds draw d = 5, 2 and 8: neither d = 1 nor the boundary d = 3"
 _LIPSCHITZ = {
-    "symbol z -> z' at 19": "the left side becomes 0: a weaker statement",
-    r"symbol \gamma -> \beta at 67": "another bound, true for the generic gains as well",
-    "sign - -> + at 105": _WEAKER + " here (the generic z and z' point alike)",
-    "symbol z -> z' at 107": "the right side becomes 0 as well: 0 <= 0",
+    "symbol z -> z' at 36": "the left side becomes 0: a weaker statement",
+    r"symbol \gamma -> \beta at 88": "another bound, true for the generic gains as well",
+    "sign - -> + at 126": _WEAKER + " here (the generic z and z' point alike)",
+    "symbol z -> z' at 128": "the right side becomes 0 as well: 0 <= 0",
 }
 
 EQUIVALENT: dict[str, dict[str, dict[str, str]]] = {
@@ -121,8 +121,9 @@ EQUIVALENT: dict[str, dict[str, dict[str, str]]] = {
             "symbol d -> c at 38": _SEEDS_D,
             "number 3 -> 4 at 123": _SEEDS_D,
         },
-        r"\lVert \mathrm{LN}(z) - \mathrm{LN}(z') \rVert_2 \le \frac{\max_i |\gamma_i|}"
-        r"{\sqrt\varepsilon} \lVert z - z' \rVert_2": _LIPSCHITZ,
+        r"\begin{aligned} &\lVert \mathrm{LN}(z) - \mathrm{LN}(z') \rVert_2 \\ &\le "
+        r"\frac{\max_i |\gamma_i|}{\sqrt\varepsilon} \lVert z - z' \rVert_2 \end{aligned}":
+            _LIPSCHITZ,
         r"\sigma > 0": {r"symbol \sigma -> s at 0": "s > 0 holds as well"},
     },
     "book/epsilon.ipynb": {

@@ -17,9 +17,9 @@ from conftest import in_ci
 
 pytestmark = pytest.mark.site
 
-# the lowest pixel density, in pixels per inch of paper, at which a figure still prints
-# acceptably (300 is the print standard; the stored PNGs give 192, see the report of issue 19)
-PRINT_PPI = 150
+# the print standard, in pixels per inch of paper: _config.yml's pxunit prints each figure's
+# PNG (two dots per CSS pixel) at 300
+PRINT_PPI = 300
 
 
 @pytest.fixture(scope="module", autouse=True)
