@@ -14,8 +14,8 @@ warm-up, each side's calls per timing are calibrated so that one timing lasts at
 ``--min-time`` seconds; then the two sides are timed in turn, A, B, A, B, ... for ``--rounds``
 rounds, and the figure reported is the median over rounds of the ratio A/B of the two
 timings of one round, with its spread (min, max, quartiles). A neighbour that slows the
-machine during one round slows both sides of that round, and the median ignores the rounds
-it spoils.
+machine for a while spoils the ratios of the rounds it overlaps; the median ignores them as
+long as they are fewer than half of the rounds.
 
 Threads: both sides of every race run on the same number of threads n, and numpy's OpenBLAS
 is limited to n threads with threadpoolctl (which also reports the kernel in use):
