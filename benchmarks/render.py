@@ -191,8 +191,9 @@ def conditions(data: dict) -> list[str]:
         "",
         f"Measured on {m['date']} by `{m['command']}`, in {m['wall time, s']:.0f} s of wall "
         f"time{TINY_NOTE if m['mode'] == 'tiny' else ''}."
-        f" Each race ran {sizes['rounds']} interleaved rounds, each timing at least "
-        f"{sizes['min time'] * 1e3:.0f} ms long.{few}",
+        f" Each race ran {sizes['rounds']} interleaved rounds, each side's calls per timing "
+        f"calibrated so that one timing lasted at least {sizes['min time'] * 1e3:.0f} ms."
+        f"{few}",
         "",
         "| condition | value |",
         "|---|---|",

@@ -262,3 +262,16 @@ def test_a_race_without_target_has_no_verdict():
     assert set(figures.benchmark_ratios_data(data)["names"]).isdisjoint(RMS_NAMES)
     assert all(r["name"] not in page.split(":alt:")[1].split("\n")[0] for r in
                data["results"]["rms_norm"])
+
+
+def test_render_knows_the_full_run_and_the_static_page_says_what_run_does():
+    """render.py's count of a full run's rounds is run.py's; the page's static text names the
+    settings run.py uses (rounds, minimum time, thread counts, the quiet threshold)."""
+    run, render = load("run"), load("render")
+    assert render.FULL_ROUNDS == run.FULL["rounds"] == 15
+    assert run.FULL["min time"] == 0.1 and run.THREAD_COUNTS == (1, 2)
+    page = (ROOT / "book" / "benchmarks.md").read_text()
+    text = " ".join(page.split())
+    assert "(15 by default)" in text and "(100 ms in a full run:" in text
+    assert "for n = 1 and n = 2" in text
+    assert f"at or below {render.QUIET_CORES:g} core in every race" in text
