@@ -14,11 +14,51 @@ warm-up, each side's calls per timing are calibrated so that one timing lasts at
 ``--min-time`` seconds; then the two sides are timed in turn, A, B, A, B, ... for ``--rounds``
 rounds, and the figure reported is the median over rounds of the ratio A/B of the two
 timings of one round, with its spread (min, max, quartiles). A neighbour that slows the
-machine during one round slows both sides of that round, and the median ignores the rounds
-it spoils. PyTorch runs at 1 and at 2 intra-op threads (``torch.set_num_threads``); lnbook
-runs at the same count when its functions take a ``threads`` argument, and otherwise on the
-one thread numpy's ufuncs use (both counts are recorded). numpy's OpenBLAS is set to the
-same count with threadpoolctl, which also reports the kernel in use.
+machine for a while spoils the ratios of the rounds it overlaps; the median ignores them as
+long as they are fewer than half of the rounds.
+
+Threads: both sides of every race run on the same number of threads n, and numpy's OpenBLAS
+is limited to n threads with threadpoolctl (which also reports the kernel in use):
+
+- ``layer_norm``, ``jacobian``: lnbook with ``threads=n`` against PyTorch after
+  ``torch.set_num_threads(n)``, for n in THREAD_COUNTS (1, 2).
+- ``layer_norm_stream``: ``lnbook.layer_norm(..., threads=n)`` against one streaming pass
+  ``np.multiply(z, gamma, out=buf)`` split into n contiguous blocks of rows, the calling
+  thread doing the first and a pool of n - 1 threads the others (numpy releases Python's lock
+  inside the loop), for n in THREAD_COUNTS.
+- ``operator_norm``: 1 thread only. ``lnbook.operator_norm`` takes no ``threads`` argument
+  and runs on the calling thread; the SVD route runs with OpenBLAS limited to 1 thread.
+- ``rms_norm`` (no target, information only): ``lnbook.rms_norm(z)`` against
+  ``lnbook.core(z, threads=1)`` at 1 thread. ``rms_norm`` takes no ``threads`` argument and
+  uses one thread per CPU the calling thread may run on, so the calling thread is pinned to
+  one CPU (``os.sched_setaffinity``) for this race and its affinity restored after. Then
+  ``torch.nn.functional.rms_norm(t, (d,), eps=EPS)`` against
+  ``torch.nn.functional.layer_norm(t, (d,), eps=EPS)`` at 1 and 2 threads. Same size as
+  ``layer_norm`` (4096 x 1024 float64 in the full run), no gain or bias on either side.
+
+Other processes. Around each race (and the whole run) the script reads the machine's busy
+CPU time from ``/proc/stat`` (user + nice + system + irq + softirq, all CPUs) and this
+process's own CPU time (``time.process_time()``: every thread, user and system); the
+difference over the wall time is "other processes' CPU, cores", the CPU that processes other
+than the benchmark used on average during the race. ``benchmarks/render.py`` calls the
+machine quiet when it stays at or below ``render.QUIET_CORES`` in every race. The 1-minute
+load average (which counts the benchmark's own threads) is recorded beside it as
+information. The hypervisor's steal time is recorded apart (it is not a process here).
+
+Keys of ``results.json``: ``machine`` (conditions, ``other processes' CPU`` over the run),
+``sizes``, ``results`` and ``runs`` (one entry per ``--runs``: each race's median by name,
+the worst ulp, the load, other processes' CPU). ``results`` maps ``layer_norm``,
+``layer_norm_stream``, ``jacobian``, ``rms_norm`` to lists of races and ``operator_norm`` to
+a list of one race, ``accuracy`` to the accuracy table. A race has ``name``, ``ratio`` (what
+A / B is), ``shape``, ``dtype``, ``compared_with``, ``threads``, ``load before``/``after``,
+``other processes' CPU`` (``cores`` and the seconds it comes from), ``result`` (``median``,
+``q1``, ``q3``, ``min``, ``max``, ``per round``, ``seconds per call`` of A and B, ...),
+``target`` (``comparison``, ``bound``; None for ``rms_norm``) and ``met`` (None without a
+target). ``results["rms_norm"]`` holds the races named
+"rms_norm vs layer_norm, lnbook, 1 thread", "rms_norm vs layer_norm, torch, 1 thread" and
+"rms_norm vs layer_norm, torch, 2 threads"; their ratio is RMSNorm's time over LayerNorm's
+(A = RMSNorm, B = LayerNorm; the saving is 1 - ratio), and ``result["median"]`` is the
+figure to read.
 
 The OpenBLAS variables ``OPENBLAS_CORETYPE`` and ``OPENBLAS_L2_SIZE``, which some machines
 set to pin an old kernel, are removed before anything is imported: run as a script, this file
@@ -39,6 +79,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 OPENBLAS_VARIABLES = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
@@ -83,13 +124,21 @@ TINY = {"layer_norm": (64, 32), "jacobian": (8, 8), "operator_norm": (50, 8),
         "accuracy d": 8, "accuracy n": 2, "offsets": [1.0, 1e6], "spreads": [1e-3, 1.0],
         "rounds": 2, "min time": 0.0}
 
-# issue 12's targets: (ratio, comparison, bound)
+# issue 12's targets: (ratio, comparison, bound); a comparison of None: no target
 TARGETS = {
     "layer_norm": ("lnbook / torch", "<=", 1.0),
     "layer_norm_stream": ("lnbook / streaming pass", "<=", 4.0),
     "jacobian": ("lnbook / torch", "<=", 0.7),
     "operator_norm": ("SVD route / lnbook", ">=", 100.0),
+    "rms_norm": ("RMSNorm / LayerNorm", None, None),
     "accuracy": ("worst lnbook error, ulp", "<=", 4.0),
+}
+
+# how the lnbook functions without a ``threads`` argument run (checked against the sources:
+# operator_norm computes on the calling thread, rms_norm goes through the layer's kernel)
+NO_THREADS_ARGUMENT = {
+    "operator_norm": "no threads argument; computes on the calling thread",
+    "rms_norm": "no threads argument; one thread per CPU the calling thread may run on",
 }
 
 
@@ -135,15 +184,56 @@ def verdict(value: float, comparison: str, bound: float) -> bool:
     return bool(value <= bound) if comparison == "<=" else bool(value >= bound)
 
 
+# --- other processes' CPU ----------------------------------------------------------------
+
+
+def cpu_sample() -> dict | None:
+    """Now: wall clock, the machine's busy and steal CPU time, this process's CPU time (s).
+
+    ``busy`` is user + nice + system + irq + softirq of the aggregate ``cpu`` line of
+    ``/proc/stat`` (every CPU; guest time is already inside user and nice), ``own`` is
+    ``time.process_time()`` (every thread of this process, user and system). None without
+    ``/proc/stat`` (not Linux).
+    """
+    try:
+        line = pathlib.Path("/proc/stat").read_text().split("\n", 1)[0]
+    except OSError:
+        return None
+    fields = [int(x) for x in line.split()[1:9]]
+    user, nice, system, _idle, _iowait, irq, softirq, steal = fields + [0] * (8 - len(fields))
+    tick = os.sysconf("SC_CLK_TCK")
+    return {"wall": time.perf_counter(), "busy": (user + nice + system + irq + softirq) / tick,
+            "steal": steal / tick, "own": time.process_time()}
+
+
+def other_cpu(before: dict | None, after: dict | None) -> dict | None:
+    """Other processes' CPU between two samples, in cores: (busy - own) / wall.
+
+    The machine's busy CPU time less this process's own, over the wall time between the
+    samples: the average number of CPUs that processes other than this one kept busy. (It
+    can come out a little below 0: ``/proc/stat`` counts in clock ticks, 10 ms each.)
+    """
+    if before is None or after is None:
+        return None
+    wall = after["wall"] - before["wall"]
+    busy, own = after["busy"] - before["busy"], after["own"] - before["own"]
+    steal = after["steal"] - before["steal"]
+    return {"cores": (busy - own) / wall, "busy, s": busy, "own, s": own, "wall, s": wall,
+            "steal, cores": steal / wall}
+
+
 def benchmark(key: str, a: Callable, b: Callable, cfg: dict, **fields) -> dict:
-    """One interleaved race with the load average around it and the target's verdict."""
+    """One interleaved race, the load and other processes' CPU around it, and its verdict."""
     what, comparison, bound = TARGETS[key]
     load_before = list(os.getloadavg())
+    before = cpu_sample()
     ratio = interleaved(a, b, cfg["rounds"], cfg["min time"])
+    cpu = other_cpu(before, cpu_sample())
+    target = None if comparison is None else {"comparison": comparison, "bound": bound}
     out = {"ratio": what, **fields, "load before": load_before,
-           "load after": list(os.getloadavg()), "result": ratio,
-           "target": {"comparison": comparison, "bound": bound},
-           "met": verdict(ratio["median"], comparison, bound)}
+           "load after": list(os.getloadavg()), "other processes' CPU": cpu, "result": ratio,
+           "target": target,
+           "met": None if target is None else verdict(ratio["median"], comparison, bound)}
     return out
 
 
@@ -177,8 +267,10 @@ def lnbook_threads(fn: Callable) -> tuple[bool, str]:
     except (TypeError, ValueError):
         parameter = None
     if parameter is None:
-        return False, "1 (numpy ufuncs run on one thread; no threads argument)"
-    return True, f"threads argument, default {parameter.default!r}"
+        return False, NO_THREADS_ARGUMENT[fn.__name__]
+    default = ("None: one thread per CPU the calling thread may run on"
+               if parameter.default is None else repr(parameter.default))
+    return True, f"threads argument, default {default}"
 
 
 def call_lnbook(fn: Callable, *args, threads: int | None = None, **kwargs):
@@ -244,7 +336,8 @@ def machine(removed: dict) -> dict:
         k: os.environ[k] for k in OPENBLAS_VARIABLES if k in os.environ}
     info["numpy BLAS"] = blas_info()
     info["lnbook threads"] = {name: lnbook_threads(getattr(lnbook, name))[1]
-                              for name in ("layer_norm", "jacobian", "operator_norm")}
+                              for name in ("layer_norm", "core", "jacobian", "operator_norm",
+                                           "rms_norm")}
     return info
 
 
@@ -284,20 +377,55 @@ def bench_layer_norm(torch, cfg: dict) -> list[dict]:
         "torch.nn.functional.layer_norm", [B, d], cfg)
 
 
-def bench_stream(cfg: dict) -> dict:
-    """lnbook.layer_norm against one streaming pass over the same array."""
+def streaming_pass(z: np.ndarray, gamma: np.ndarray, buf: np.ndarray, n: int,
+                   pool: ThreadPoolExecutor | None) -> Callable[[], None]:
+    """``np.multiply(z, gamma, out=buf)`` on ``n`` threads: n contiguous blocks of rows, the
+    calling thread doing the first and ``pool`` (n - 1 threads) the others."""
+    if n == 1:
+        return lambda: np.multiply(z, gamma, out=buf)
+    edges = np.linspace(0, z.shape[0], n + 1).astype(int)
+    blocks = [slice(int(lo), int(hi)) for lo, hi in zip(edges[:-1], edges[1:])]
+
+    def one(block: slice) -> None:
+        np.multiply(z[block], gamma, out=buf[block])
+
+    def run() -> None:
+        futures = [pool.submit(one, block) for block in blocks[1:]]
+        one(blocks[0])
+        for f in futures:
+            f.result()
+
+    return run
+
+
+def bench_stream(cfg: dict) -> list[dict]:
+    """lnbook.layer_norm on n threads against one streaming pass on n threads."""
     B, d = cfg["layer_norm"]
     rng = np.random.default_rng(SEED)
     z = rng.normal(size=(B, d))
     gamma, beta = rng.normal(size=d), rng.normal(size=d)
     buf = np.empty_like(z)
-    set_blas_threads(max(THREAD_COUNTS))
-    a = call_lnbook(lnbook.layer_norm, z, gamma, beta, eps=EPS)  # lnbook's default threads
-    takes, policy = lnbook_threads(lnbook.layer_norm)
-    return benchmark("layer_norm_stream", a, lambda: np.multiply(z, gamma, out=buf), cfg,
-                     name="layer_norm against one streaming pass", shape=[B, d],
-                     dtype="float64", compared_with="np.multiply(z, gamma, out=buf)",
-                     threads={"lnbook": policy, "streaming pass": 1})
+    out = []
+    for n in THREAD_COUNTS:
+        set_blas_threads(n)
+        pool = ThreadPoolExecutor(n - 1, thread_name_prefix="stream") if n > 1 else None
+        try:
+            a = call_lnbook(lnbook.layer_norm, z, gamma, beta, eps=EPS, threads=n)
+            b = streaming_pass(z, gamma, buf, n, pool)
+            b()
+            diff = float(np.abs(buf - z * gamma).max())
+            out.append(benchmark(
+                "layer_norm_stream", a, b, cfg,
+                name=f"layer_norm vs streaming pass, {n} thread{'s' * (n > 1)}",
+                shape=[B, d], dtype="float64",
+                compared_with="np.multiply(z, gamma, out=buf)"
+                + (f", {n} blocks of rows on {n} threads" if n > 1 else ""),
+                threads={"lnbook": n, "streaming pass": n},
+                check={"max |pass - z gamma|": diff}))
+        finally:
+            if pool is not None:
+                pool.shutdown()
+    return out
 
 
 def bench_jacobian(torch, cfg: dict) -> list[dict]:
@@ -315,12 +443,13 @@ def bench_jacobian(torch, cfg: dict) -> list[dict]:
         "torch.func.vmap(torch.func.jacrev(F.layer_norm))", [B, d], cfg)
 
 
-def bench_operator_norm(cfg: dict) -> dict:
-    """Closed-form operator norm against the largest singular value of each Jacobian."""
+def bench_operator_norm(cfg: dict) -> list[dict]:
+    """Closed-form operator norm against the largest singular value of each Jacobian, both on
+    1 thread (operator_norm takes no threads argument; OpenBLAS limited to 1 thread)."""
     B, d = cfg["operator_norm"]
     z = np.random.default_rng(SEED).normal(size=(B, d))
-    set_blas_threads(max(THREAD_COUNTS))
-    J = lnbook.jacobian(z, eps=EPS)
+    set_blas_threads(1)
+    J = lnbook.jacobian(z, eps=EPS, threads=1)
 
     def svd_route():
         return np.linalg.norm(J, 2, axis=(-2, -1))
@@ -329,11 +458,62 @@ def bench_operator_norm(cfg: dict) -> dict:
     rel = float(np.abs(svd_route() / closed - 1).max())
     # the SVD route is B and the closed form A; the ratio wanted is B / A
     out = benchmark("operator_norm", svd_route, lambda: lnbook.operator_norm(z, eps=EPS), cfg,
-                    name="operator_norm against the SVD route", shape=[B, d], dtype="float64",
+                    name="operator_norm against the SVD route, 1 thread", shape=[B, d],
+                    dtype="float64",
                     compared_with="np.linalg.norm(J, 2, axis=(-2, -1)), J = lnbook.jacobian(z)"
                     " built beforehand",
                     threads={"lnbook": 1, "numpy BLAS (SVD)": blas_info().get("threads")},
                     check={"max relative difference": rel})
+    return [out]
+
+
+def bench_rms_norm(torch, cfg: dict) -> list[dict]:
+    """RMSNorm against LayerNorm (no gain, no bias): lnbook at 1 thread, torch at 1 and 2."""
+    B, d = cfg["layer_norm"]
+    z = np.random.default_rng(SEED).normal(size=(B, d))
+    t = torch.from_numpy(z)
+    F = torch.nn.functional
+    out = []
+    # lnbook.rms_norm uses one thread per CPU the calling thread may run on: pin it to one
+    cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
+    set_blas_threads(1)
+    torch.set_num_threads(1)
+    if cpus is not None:
+        os.sched_setaffinity(0, {cpus[0]})
+    try:
+        allowed = len(os.sched_getaffinity(0)) if cpus is not None else os.cpu_count()
+        diff = float(np.abs(lnbook.rms_norm(z, eps=EPS)
+                            - F.rms_norm(t, (d,), eps=EPS).numpy()).max())
+        out.append(benchmark(
+            "rms_norm", lambda: lnbook.rms_norm(z, eps=EPS),
+            lambda: lnbook.core(z, eps=EPS, threads=1), cfg,
+            name="rms_norm vs layer_norm, lnbook, 1 thread", shape=[B, d], dtype="float64",
+            measured="lnbook.rms_norm(z)", compared_with="lnbook.core(z, threads=1)",
+            threads={"lnbook.rms_norm": f"{allowed} (no threads argument; the calling thread "
+                                        f"pinned to {allowed} CPU{'s' * (allowed > 1)})",
+                     "lnbook.core": 1},
+            check={"max |lnbook.rms_norm - F.rms_norm|": diff}))
+    finally:
+        if cpus is not None:
+            os.sched_setaffinity(0, set(cpus))
+    for n in THREAD_COUNTS:
+        torch.set_num_threads(n)
+        set_blas_threads(n)
+        check = {"max |lnbook.rms_norm - F.rms_norm|":
+                 float(np.abs(lnbook.rms_norm(z, eps=EPS)
+                              - F.rms_norm(t, (d,), eps=EPS).numpy()).max()),
+                 "max |lnbook.core - F.layer_norm|":
+                 float(np.abs(lnbook.core(z, eps=EPS)
+                              - F.layer_norm(t, (d,), eps=EPS).numpy()).max())}
+        out.append(benchmark(
+            "rms_norm", lambda: F.rms_norm(t, (d,), eps=EPS),
+            lambda: F.layer_norm(t, (d,), eps=EPS), cfg,
+            name=f"rms_norm vs layer_norm, torch, {n} thread{'s' * (n > 1)}", shape=[B, d],
+            dtype="float64",
+            measured="torch.nn.functional.rms_norm(t, (d,), eps=EPS)",
+            compared_with="torch.nn.functional.layer_norm(t, (d,), eps=EPS)",
+            threads={"torch": torch.get_num_threads()},
+            check=check))
     return out
 
 
@@ -376,6 +556,7 @@ def measure(cfg: dict, removed: dict, log=print) -> dict:
                          f"installed here ({exc}); install the project's test tooling") from exc
 
     start = time.perf_counter()
+    cpu_start = cpu_sample()
     info = machine(removed)
     info["load before"] = list(os.getloadavg())
     info["mode"] = cfg["mode"]
@@ -384,6 +565,7 @@ def measure(cfg: dict, removed: dict, log=print) -> dict:
              ("layer_norm_stream", lambda: bench_stream(cfg)),
              ("jacobian", lambda: bench_jacobian(torch, cfg)),
              ("operator_norm", lambda: bench_operator_norm(cfg)),
+             ("rms_norm", lambda: bench_rms_norm(torch, cfg)),
              ("accuracy", lambda: bench_accuracy(torch, cfg))]
     results = {}
     try:
@@ -393,15 +575,18 @@ def measure(cfg: dict, removed: dict, log=print) -> dict:
             results[name] = step()
             for r in results[name] if isinstance(results[name], list) else [results[name]]:
                 if "result" in r:
-                    q = r["result"]
+                    q, cpu = r["result"], r["other processes' CPU"]
                     log(f"   {r['name']}: {r['ratio']} = {q['median']:.3g} "
-                        f"(min {q['min']:.3g}, max {q['max']:.3g}); met: {r['met']}")
+                        f"(min {q['min']:.3g}, max {q['max']:.3g}); met: {r['met']}; "
+                        "other processes' CPU: "
+                        + ("unknown" if cpu is None else f"{cpu['cores']:.2f} cores"))
                 else:
                     log(f"   {r['name']}: worst {r['worst']}; met: {r['met']}")
             log(f"   ({time.perf_counter() - t0:.1f} s)")
     finally:
         torch.set_num_threads(default_threads)
     info["load after"] = list(os.getloadavg())
+    info["other processes' CPU"] = other_cpu(cpu_start, cpu_sample())
     info["wall time, s"] = round(time.perf_counter() - start, 1)
     info["command"] = "python benchmarks/run.py" + (" --tiny" if cfg["mode"] == "tiny" else "")
     return {"machine": info, "sizes": {k: v for k, v in cfg.items() if k != "mode"},
@@ -409,14 +594,18 @@ def measure(cfg: dict, removed: dict, log=print) -> dict:
 
 
 def run_summary(data: dict) -> dict:
-    """One run in brief: each race's median ratio, lnbook's worst ulp, the load around it."""
-    res = data["results"]
-    races = [r for key in ("layer_norm", "layer_norm_stream", "jacobian", "operator_norm")
-             for r in (res[key] if isinstance(res[key], list) else [res[key]])]
+    """One run in brief: each race's median ratio, lnbook's worst ulp, the load around it and
+    other processes' CPU (over the run, and the most during one race)."""
+    races = render.races(data["results"])
+    per_race = [r["other processes' CPU"] for r in races]
+    run_cpu = data["machine"]["other processes' CPU"]
     return {"medians": {r["name"]: r["result"]["median"] for r in races},
-            "accuracy, worst ulp": res["accuracy"]["worst"]["lnbook"],
+            "accuracy, worst ulp": data["results"]["accuracy"]["worst"]["lnbook"],
             "load before": data["machine"]["load before"],
-            "load after": data["machine"]["load after"]}
+            "load after": data["machine"]["load after"],
+            "other processes' CPU, cores": None if run_cpu is None else run_cpu["cores"],
+            "other processes' CPU, most in one race, cores":
+            None if None in per_race else max(c["cores"] for c in per_race)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -450,6 +639,8 @@ def main(argv: list[str] | None = None) -> int:
         runs.append(run_summary(data))
     # the last run in full, and every run's medians
     data["runs"] = runs
+    if args.rounds:
+        data["machine"]["command"] += f" --rounds {args.rounds}"
     if args.runs > 1:
         data["machine"]["command"] += f" --runs {args.runs}"
     args.results.write_text(json.dumps(data, indent=1) + "\n")

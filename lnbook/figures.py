@@ -831,7 +831,9 @@ def benchmark_ratios_data(results: dict) -> dict:
     results : dict
         The file's contents: ``results["results"]`` maps a benchmark to a race or a list of
         races, each with a ``name``, a ``result`` (``per round``, ``median``) and a ``target``
-        (``comparison``, ``bound``); entries without a ``result`` are skipped.
+        (``comparison``, ``bound``); entries without a ``result`` (the accuracy benchmark) and
+        races whose ``target`` is None (informational races, such as RMSNorm against
+        LayerNorm) are skipped.
 
     Returns
     -------
@@ -882,6 +884,8 @@ def _races(results: object) -> list[dict]:
                                 f"list of races; got {_checks.show(race)}")
             if "result" not in race:
                 continue  # not a timed race (the accuracy benchmark)
+            if "target" in race and race["target"] is None:
+                continue  # a race without a target: nothing to draw it against
             try:
                 name, result, target = race["name"], race["result"], race["target"]
                 rounds, median = result["per round"], result["median"]

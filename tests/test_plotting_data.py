@@ -227,14 +227,18 @@ def test_eps_placement_data_closed_forms(key):
 
 
 def test_benchmark_ratio_data_by_hand():
-    """Races in file order; verdicts from median and target; the accuracy entry skipped."""
+    """Races in file order; verdicts from median and target; the accuracy entry and a race
+    without a target skipped."""
     def race(name, rounds, comparison, bound):
         return {"name": name, "result": {"per round": rounds, "median": sorted(rounds)[1]},
                 "target": {"comparison": comparison, "bound": bound}}
 
+    free = {"name": "free", "result": {"per round": [0.6, 0.7], "median": 0.65},
+            "target": None}  # a race without a target (RMSNorm against LayerNorm): skipped
     results = {"results": {"x": [race("x1", [0.5, 0.9, 0.6], "<=", 0.7),
                                  race("x2", [0.8, 0.75, 0.9], "<=", 0.7)],
                            "y": race("y", [90.0, 120.0, 200.0], ">=", 100.0),
+                           "free": [free],
                            "accuracy": {"name": "acc", "worst": {"lnbook": 1.0}}}}
     data = figures.benchmark_ratios_data(results)
     assert data["names"] == ["x1", "x2", "y"]
