@@ -244,15 +244,14 @@ EQUIVALENT: dict[str, dict[str, dict[str, str]]] = {
             r"symbol a -> \delta at 39": "a bound the seeded perturbation meets as well (its "
                                          "length exceeds 1/sqrt 2)",
         },
-        r"\begin{aligned} P_a P_{a'} &= (I - \mathbf 1 a^\top)(I - \mathbf 1 a'^\top)\\ &= I - "
-        r"\mathbf 1 a^\top - \mathbf 1 (1 - a^\top\mathbf 1) a'^\top\\ &= I - \mathbf 1 a^\top "
-        r"= P_a . \end{aligned}": {
+        r"\begin{aligned} P_a P_{a'} &= (I - \mathbf 1 a^\top)(I - \mathbf 1 a'^\top)\\ &= P_a - "
+        r"\mathbf 1 (1 - a^\top\mathbf 1)\, a'^\top\\ &= P_a . \end{aligned}": {
             "sign - -> + at 56": "equally true: P_a sends every multiple of 1 to zero, whatever "
                                  "its sign or direction",
             r"symbol a -> \delta at 68": "equally true: P_a sends every multiple of 1 to zero, "
                                          "whatever its sign or direction",
-            "sign - -> + at 103": "equally true: the term is a multiple of 1 - a^T 1 = 0",
-            r"symbol a -> \delta at 137": "equally true: the term is a multiple of 1 - a^T 1 = 0",
+            "sign - -> + at 86": "equally true: the term is a multiple of 1 - a^T 1 = 0",
+            r"symbol a -> \delta at 122": "equally true: the term is a multiple of 1 - a^T 1 = 0",
         },
     },
     "book/api.md": {
