@@ -86,8 +86,9 @@ def wrong_axis_layer_norm(z: ArrayLike, *, axis: int = -2, eps: float = EPS) -> 
     """A deliberately wrong layer: statistics over ``axis`` instead of the features.
 
     With ``axis=-2`` on ``(B, T, d)`` it normalizes each feature across the T positions
-    (coupling tokens); with ``axis=0`` across the batch, as BatchNorm does. The output keeps
-    the shape, which is why only an audit such as :func:`record_audit` catches it.
+    (coupling tokens); with ``axis=0`` across the B batch items alone, one mean per position
+    and feature (BatchNorm on such a tensor pools each feature over B and T together). The
+    output keeps the shape, which is why only an audit such as :func:`record_audit` catches it.
 
     Parameters
     ----------

@@ -156,8 +156,8 @@ def test_formats_and_unit_roundoff():
 
 def test_reasons_name_what_is_missing():
     """An unknown symbol and a construct outside the subset are named in the reason."""
-    v = cell(r"\kappa = \xi + 1")[0]
-    assert v.status == "definition" or "\\xi" in v.reason
+    v = cell(r"\kappa = \zeta + 1")[0]
+    assert v.status == "definition" or "\\zeta" in v.reason
     v = cell(r"q \gg \varepsilon")[0]
     assert v.status == "unchecked" and "\\gg" in v.reason
     with pytest.raises(FormulaSyntaxError, match="mapsto"):

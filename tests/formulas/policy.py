@@ -19,12 +19,73 @@ STRICT = {
     "book/api.md",
     "book/benchmarks.md",
     "book/epsilon.ipynb",
+    "book/records.ipynb",
+    "book/shift.ipynb",
+    "book/weighted.ipynb",
 }
 
 _CONSTANT = ("holds at a constant record, the case the sentence names (checked where a cell "
              "binds one)")
 
+_HYP = ("a step of the proof under its hypothesis, equal cores of z and z + delta, which no "
+        "seeded delta meets")
+
 UNCHECKED: dict[str, dict[str, str]] = {
+    "book/records.ipynb": {
+        r"q = 0": "a condition: the constant record the sentence names",
+        r"1 - \sqrt{q/(q+\varepsilon)} \approx \varepsilon/(2q)":
+            "a first-order approximation for q much larger than epsilon; the cell beside it "
+            "asserts it at the worked record (rtol 1e-4)",
+    },
+    "book/shift.ipynb": {
+        r"\varepsilon = 0": "a condition: the unstabilized formula the sentence names, not a binding",
+        r"\{w : \mathbf 1^\top w = 0\}": "a set: the hyperplane of mean-zero records",
+        r"d_{\mathrm{in}} \ge d": "a condition: the case the sentence names (d_in, the input "
+                                  "width, is defined there)",
+        r"W\xi = \mathbf 1": "the equation the sentence solves for xi; the cell below solves it "
+                              "and checks the outputs",
+        r"u_\varepsilon(z + \delta) = u_\varepsilon(z)":
+            "the condition that defines the set of delta the exercise asks for",
+        r"\delta = c\mathbf 1": "the exercise's answer, a set (every c); the solution proves it",
+        r"v' = v + P\delta": _HYP,
+        r"s' = \sqrt{q(z+\delta) + \varepsilon}": _HYP,
+        r"v' = (s'/s)\,v": _HYP,
+        r"P\delta = \kappa v": _HYP,
+        r"\kappa = s'/s - 1 > -1": _HYP,
+        r"q(z+\delta) = (1+\kappa)^2 q": _HYP,
+        r"s'^2 = (1+\kappa)^2 s^2": _HYP,
+        r"(1+\kappa)^2 q + \varepsilon = (1+\kappa)^2 (q + \varepsilon)": _HYP,
+        r"\varepsilon\,\big((1+\kappa)^2 - 1\big) = 0": _HYP,
+        r"P\delta = 0": _HYP,
+        r"\delta = c\mathbf 1 + \kappa v":
+            "the set of solutions at epsilon = 0 (every c and every kappa > -1)",
+        r"\tilde v = z - \operatorname{median}(z)\mathbf 1":
+            "the definition the exercise asks about; the solution's cell checks its values",
+        r"z' = (0, 3, 0)": "names the exercise's second record; the solution binds it and "
+                           "checks z + z'",
+        r"\operatorname{loc}(z + c\mathbf 1) = \operatorname{loc}(z) + c":
+            "the property that defines a location statistic (a class of functions), not one "
+            "function",
+    },
+    "book/weighted.ipynb": {
+        r"\ker a^\top = \{w : a^\top w = 0\}": "a set: the hyperplane of zero weighted mean",
+        r"a = \mathbf 1/d": "a condition: the uniform weights the sentence names",
+        r"P_a z = 0": "a condition: the hypothesis of the proof's step (z in the kernel)",
+        r"z = (a^\top z)\mathbf 1": "holds under the proof's hypothesis P_a z = 0",
+        r"P_a w = w": "for every w in ker a^T, a set; the cell below checks it on a basis of "
+                      "ker a^T",
+        r"\mathbf 1 a^\top = a \mathbf 1^\top": "a condition: the equation the proof solves "
+                                                "(it holds only for uniform weights)",
+        r"a^\top w = 0": "a condition: what zero weighted mean means, restated",
+        r"a_i = 0": "a condition: the zero weight the section is about",
+        r"\langle e_i, e_i\rangle_A = 0": "holds for a coordinate i with a_i = 0, the case the "
+                                         "sentence names; the cell below checks it",
+        r"P_a\mathbf 1 = 0.25\cdot\mathbf 1": "weights that do not sum to one, which the "
+                                             "checker's P_a (lnbook) refuses; the cell below "
+                                             "checks it with the formula",
+        r"a' = (1/2, 1/2)": "names the exercise's second weights; the solution binds them and "
+                            "checks both products",
+    },
     # the docstrings the API page shows (lnbook/*.py); keyed by the formula as written there
     "book/api.md": {
         r"P = \hat v \hat v^\top": "holds for d = 2, the case the sentence names",
@@ -72,6 +133,7 @@ UNCHECKED: dict[str, dict[str, str]] = {
     },
     "book/notation.md": {
         r"z = Wx + b": "names how a linear layer makes the record; a relation between names",
+        r"\varepsilon = 0": "a condition the row names (the unstabilized formula), not a binding",
     },
     "book/epsilon.ipynb": {
         r"q = \varepsilon": "a condition the sentence names (where the mean square is one half)",
@@ -113,7 +175,85 @@ _LIPSCHITZ = {
     "symbol z -> z' at 128": "the right side becomes 0 as well: 0 <= 0",
 }
 
+_SHIFTED = "equally true: a shift by -c (or by another scalar t) is a common shift as well"
+
 EQUIVALENT: dict[str, dict[str, dict[str, str]]] = {
+    "book/records.ipynb": {
+        r"P^2 = P": {"number 2 -> 3 at 2": "P^3 = P as well: P is idempotent"},
+        r"T \ge 2": {"symbol T -> B at 0": "a condition the seeded sizes meet (B as well)"},
+    },
+    "book/shift.ipynb": {
+        r"\begin{aligned} \mu(z + c\mathbf 1) &= \mu(z) + c,\\ q(z + c\mathbf 1) &= q(z),\\ "
+        r"\mathrm{LN}_\varepsilon(z + c\mathbf 1) &= \mathrm{LN}_\varepsilon(z). \end{aligned}": {
+            "sign + -> - at 58": _SHIFTED,
+            "symbol c -> t at 60": _SHIFTED,
+            "sign + -> - at 109": _SHIFTED,
+            "symbol c -> t at 111": _SHIFTED,
+        },
+        r"\alpha \ne 1": {
+            r"symbol \alpha -> c at 0": "a condition (the rescalings the sentence names) that "
+                                         "the seeded shifts meet as well",
+            "number 1 -> 2 at 11": "a condition (the rescalings the sentence names) that the "
+                                   "seeded scale factors meet as well",
+        },
+        r"\kappa > -1": {
+            "number 1 -> 2 at 10": "a condition (the range of kappa the sentence names), "
+                                   "weaker",
+        },
+        r"P(z + c\mathbf 1) = Pz": {"sign + -> - at 4": _SHIFTED, "symbol c -> t at 6": _SHIFTED},
+        r"\mathrm{LN}_\varepsilon(z + c\mathbf 1) = \mathrm{LN}_\varepsilon(z)": {
+            "sign + -> - at 26": _SHIFTED,
+            "symbol c -> t at 28": _SHIFTED,
+        },
+    },
+    "book/weighted.ipynb": {
+        r"a_i \ge 0": {"subscript i -> j at 2": "the same claim, for every index"},
+        r"\begin{aligned} a^\top P_a z &= a^\top z - (a^\top\mathbf 1)(a^\top z)\\ &= 0, "
+        r"\end{aligned}": {
+            "symbol z -> z' at 28": "equally true: every record's weighted centering has "
+                                    "weighted mean zero",
+        },
+        r"P_a^2 = P_a": {"number 2 -> 3 at 4": "P_a^3 = P_a as well: P_a is idempotent"},
+        r"\begin{aligned} P_a^2 &= I - 2\,\mathbf 1 a^\top + \mathbf 1 (a^\top\mathbf 1) "
+        r"a^\top\\ &= I - \mathbf 1 a^\top = P_a , \end{aligned}": {
+            "number 2 -> 3 at 21": "P_a^3 = P_a as well: P_a is idempotent",
+        },
+        r"a \ne 0": {
+            r"symbol a -> \delta at 0": "a hypothesis that any generic vector meets",
+            "number 0 -> 1 at 6": "a hypothesis that any generic vector meets",
+        },
+        r"f''(c) = 2 > 0": {
+            "symbol c -> t at 4": "equally true: f'' is the constant 2",
+            "number 0 -> 1 at 13": _WEAKER,
+        },
+        r"P_a(z + c\mathbf 1) = P_a z": {
+            "sign + -> - at 6": _SHIFTED,
+            "symbol c -> t at 8": _SHIFTED,
+        },
+        r"q_a = \sum_i a_i (z_i - a^\top z)^2 = \tfrac14\cdot 2.25 + \tfrac34\cdot 0.25 = 0.75": {
+            "number 2 -> 3 at 34": "equally true at the example: 1/4 1.5^3 + 3/4 (-0.5)^3 = 0.75 "
+                                   "as well (the exponent is checked at generic records in "
+                                   "the sentence before)",
+        },
+        r"\lVert (a_2, -a_1)\rVert_2\,\lVert(1,-1)\rVert_2 = \sqrt2\,\lVert a\rVert_2": {
+            "sign - dropped at 13": "equally true: a sign does not change a Euclidean length",
+            "sign - dropped at 37": "equally true: a sign does not change a Euclidean length",
+        },
+        r"1 = a^\top\mathbf 1 \le \sqrt2\,\lVert a\rVert_2": {
+            "number 2 -> 3 at 29": _WEAKER,
+            r"symbol a -> \delta at 39": "a bound the seeded perturbation meets as well (its "
+                                         "length exceeds 1/sqrt 2)",
+        },
+        r"\begin{aligned} P_a P_{a'} &= (I - \mathbf 1 a^\top)(I - \mathbf 1 a'^\top)\\ &= P_a - "
+        r"\mathbf 1 (1 - a^\top\mathbf 1)\, a'^\top\\ &= P_a . \end{aligned}": {
+            "sign - -> + at 56": "equally true: P_a sends every multiple of 1 to zero, whatever "
+                                 "its sign or direction",
+            r"symbol a -> \delta at 68": "equally true: P_a sends every multiple of 1 to zero, "
+                                         "whatever its sign or direction",
+            "sign - -> + at 86": "equally true: the term is a multiple of 1 - a^T 1 = 0",
+            r"symbol a -> \delta at 122": "equally true: the term is a multiple of 1 - a^T 1 = 0",
+        },
+    },
     "book/api.md": {
         r"\lVert J \rVert_2 = \begin{cases} 0 & d = 1,\\ \varepsilon/(q+\varepsilon)^{3/2} & "
         r"d = 2,\\ (q+\varepsilon)^{-1/2} & d \ge 3, \end{cases}": {
