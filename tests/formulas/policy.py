@@ -92,7 +92,7 @@ UNCHECKED: dict[str, dict[str, str]] = {
         r"F(a) = W_2\,\mathrm{relu}(W_1 a + b_1) + b_2":
             "defines the sublayer, with weights W_1 (2d x d) and W_2 (d x 2d) of its own",
         r"\ell = \sum_{t} C_t^\top y_t": "a sum over the T records of the stack's output",
-        r"L = 2, 4, \dots, 32": "the list of depths of the experiment",
+        r"L = 2, 4, 8, 16, 32": "the list of depths of the experiment",
         r"L = 2": "a depth the sentence names (the experiment's smallest)",
         r"L = 32": "a depth the sentence names (the experiment's largest)",
         r"x_L = x_0 + \sum_l F_l": "a sum of the sublayers' outputs over the blocks of a stack",
@@ -151,6 +151,8 @@ _WEAKER = "a weaker bound, equally true"
 
 _FIVE = "equally true here: the record (2, 4, 6, 8) has mean and variance both 5"
 _ZERO = "equally true: zero divided by any positive number is zero"
+_AT_MOST = ("equally true: every u_j^2 is at most d - 1, so (d - 1)(d - u_j^2) is at least "
+            "d - 1, at least every u_i^2")
 _SEEDS_D = "the seeds draw d = 5, 2 and 8: neither d = 1 nor the boundary d = 3"
 _LIPSCHITZ = {
     "symbol z -> z' at 19": "the left side becomes 0: a weaker statement",
@@ -178,12 +180,13 @@ EQUIVALENT: dict[str, dict[str, dict[str, str]]] = {
             "sign + -> - at 13": "equally true: the core ignores every shift, -c as well",
             "symbol c -> t at 15": "equally true: the core ignores every shift, t as well",
         },
-        r"u_i^2 = \Big(\sum_{j \ne i} u_j\Big)^2 \le (d-1)(d - u_i^2),": {
-            "sign - -> + at 46": _WEAKER,
-            "sign - -> + at 52": _WEAKER,
-            "subscript i -> j at 56": "equally true: every u_j^2 is at most d - 1, so the right "
-                                      "side is at least d - 1, at least u_i^2",
-            "number 2 -> 3 at 58": "true at the seeded records as well; not in general",
+        r"u_i^2 \le (d-1)(d - u_i^2),": {
+            "subscript i -> j at 3": _AT_MOST,
+            "number 2 -> 3 at 5": "true at the seeded records as well; not in general",
+            "sign - -> + at 13": _WEAKER,
+            "sign - -> + at 19": _WEAKER,
+            "subscript i -> j at 23": _AT_MOST,
+            "number 2 -> 3 at 25": "true at the seeded records as well; not in general",
         },
         r"|u_i| \le \sqrt{d-1}": {
             "subscript i -> j at 3": "equally true: the bound holds for every entry, u_j too",
