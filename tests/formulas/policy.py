@@ -22,6 +22,8 @@ STRICT = {
     "book/records.ipynb",
     "book/shift.ipynb",
     "book/weighted.ipynb",
+    "book/transformer.ipynb",
+    "book/exercises.ipynb",
 }
 
 _CONSTANT = ("holds at a constant record, the case the sentence names (checked where a cell "
@@ -38,7 +40,8 @@ UNCHECKED: dict[str, dict[str, str]] = {
             "asserts it at the worked record (rtol 1e-4)",
     },
     "book/shift.ipynb": {
-        r"\varepsilon = 0": "a condition: the unstabilized formula the sentence names, not a binding",
+        r"\varepsilon = 0": ("a condition: the unstabilized formula the sentence names, not a "
+                             "binding"),
         r"\{w : \mathbf 1^\top w = 0\}": "a set: the hyperplane of mean-zero records",
         r"d_{\mathrm{in}} \ge d": "a condition: the case the sentence names (d_in, the input "
                                   "width, is defined there)",
@@ -135,6 +138,48 @@ UNCHECKED: dict[str, dict[str, str]] = {
         r"z = Wx + b": "names how a linear layer makes the record; a relation between names",
         r"\varepsilon = 0": "a condition the row names (the unstabilized formula), not a binding",
     },
+    "book/exercises.ipynb": {
+        r"q = 0": "a condition: the constant record the sentence names",
+        r"\frac{\partial q}{\partial z} = \frac2d v = 0": _CONSTANT,
+        r"\infty\cdot 0 =": "no relation: the product the sentence names, whose value, NaN, "
+                            "is a word",
+        r"z = Wx": "names how the linear layer makes the record; a relation between names",
+        r"\varepsilon > 0": "a condition the sentence names (after a case with epsilon = 0)",
+        r"j \ne i": "an index condition",
+    },
+    "book/transformer.ipynb": {
+        r"\begin{aligned} &\text{Post-LN:}\\ x_{l} &= \mathrm{LN}\big(x_{l-1} + "
+        r"F_l(x_{l-1})\big),\\ &\text{Pre-LN:}\\ x_{l} &= x_{l-1} + "
+        r"F_l\big(\mathrm{LN}(x_{l-1})\big). \end{aligned}":
+            "a recurrence over the blocks l of a stack, with sublayers F_l of their own",
+        r"F(a) = W_2\,\mathrm{relu}(W_1 a + b_1) + b_2":
+            "defines the sublayer, with weights W_1 (2d x d) and W_2 (d x 2d) of its own",
+        r"\ell = \sum_{t} C_t^\top y_t": "a sum over the T records of the stack's output",
+        r"L = 2, 4, 8, 16, 32": "the list of depths of the experiment",
+        r"L = 2": "a depth the sentence names (the experiment's smallest)",
+        r"L = 32": "a depth the sentence names (the experiment's largest)",
+        r"x_L = x_0 + \sum_l F_l": "a sum of the sublayers' outputs over the blocks of a stack",
+        r"J(z) = J_{\mathrm{rms}}(Pz)\,P":
+            "J_rms taken at another record, Pz, whose scale r is not the r of z",
+        r"z = Wx": "names how the linear layer makes the record; a relation between names",
+        r"z_i = w_i^\top x/\lVert w_i\rVert_2":
+            "defines weight normalization's output through the rows w_i of W",
+        r"d_h = 8": "the head dimension of the example the cell below computes",
+        r"\varepsilon > 0": "a condition the sentence names (after a case with epsilon = 0)",
+        r"q = (a-b)^2/4": "the variance of two values a, b of one feature, not of a record",
+        r"W_2 = 0": "a condition (the sublayers switched off)",
+        r"b_2 = 0": "a condition (the sublayers switched off)",
+        r"F = 0": "a condition (the sublayers switched off)",
+        r"q_l = q_{l-1}/(q_{l-1} + \varepsilon)": "a recursion over the blocks l",
+        r"q = q/(q+\varepsilon)": "the fixed-point equation the sentence solves, a condition",
+        r"q^\ast = 1 - \varepsilon": "the fixed point of the recursion over the blocks, a limit",
+        r"q_0 = 1.25": "the start of the recursion, the variance of the exercise's (1, 2, 3, 4)",
+        r"q_8 \approx 0.9000": "the eighth term of the recursion over the blocks",
+        r"q^\ast = 0.9": "the fixed point of the recursion at epsilon = 0.1, a limit",
+        r"W\xi = \mathbf 1": "a condition that chooses the data shift xi",
+        r"\omega^\top x = 0": "a condition on the re-centering vector (the exercise's answer)",
+        r"P(W\xi) \ne 0": "a condition (the shift moves the centered record)",
+    },
     "book/epsilon.ipynb": {
         r"q = \varepsilon": "a condition the sentence names (where the mean square is one half)",
         r"q = 10^{6}\varepsilon": "a condition: the record the sentence supposes",
@@ -167,6 +212,10 @@ UNCHECKED: dict[str, dict[str, str]] = {
 _SUM_ZERO = "equally true: the changed term is a multiple of sum_k v_k = 0"
 _WEAKER = "a weaker bound, equally true"
 
+_FIVE = "equally true here: the record (2, 4, 6, 8) has mean and variance both 5"
+_ZERO = "equally true: zero divided by any positive number is zero"
+_AT_MOST = ("equally true: every u_j^2 is at most d - 1, so (d - 1)(d - u_j^2) is at least "
+            "d - 1, at least every u_i^2")
 _SEEDS_D = "the seeds draw d = 5, 2 and 8: neither d = 1 nor the boundary d = 3"
 _LIPSCHITZ = {
     "symbol z -> z' at 36": "the left side becomes 0: a weaker statement",
@@ -252,6 +301,65 @@ EQUIVALENT: dict[str, dict[str, dict[str, str]]] = {
                                          "whatever its sign or direction",
             "sign - -> + at 86": "equally true: the term is a multiple of 1 - a^T 1 = 0",
             r"symbol a -> \delta at 122": "equally true: the term is a multiple of 1 - a^T 1 = 0",
+        },
+    },
+    "book/exercises.ipynb": {
+        r"\mu = 20/4 = 5": {r"symbol \mu -> q at 0": _FIVE},
+        r"z - \mu\mathbf 1 = (-3, -1, 1, 3)": {r"symbol \mu -> q at 4": _FIVE},
+        r"q = 20/4 = 5": {r"symbol q -> \mu at 0": _FIVE},
+        r"\alpha^2 q = 5\cdot 10^{-4}": {r"symbol q -> \mu at 9": _FIVE},
+        r"z_i = \mu + \sqrt q\,u_i": {r"symbol \mu -> q at 6": _FIVE},
+        r"\beta = \mu = 5": {r"symbol \mu -> q at 8": _FIVE},
+        r"q = 5": {r"symbol q -> \mu at 0": _FIVE},
+        r"z_1 - \mu = -3": {r"symbol \mu -> q at 6": _FIVE},
+        r"0/\sqrt{10^{-5}} = 0": {
+            "number 10 -> 11 at 8": _ZERO,
+            "sign - dropped at 12": _ZERO,
+            "number 5 -> 6 at 13": _ZERO,
+        },
+        r"u_0(\alpha z + c\mathbf 1) = u_0(z)": {
+            "sign + -> - at 13": "equally true: the core ignores every shift, -c as well",
+            "symbol c -> t at 15": "equally true: the core ignores every shift, t as well",
+        },
+        r"u_i^2 \le (d-1)(d - u_i^2),": {
+            "subscript i -> j at 3": _AT_MOST,
+            "number 2 -> 3 at 5": "true at the seeded records as well; not in general",
+            "sign - -> + at 13": _WEAKER,
+            "sign - -> + at 19": _WEAKER,
+            "subscript i -> j at 23": _AT_MOST,
+            "number 2 -> 3 at 25": "true at the seeded records as well; not in general",
+        },
+        r"|u_i| \le \sqrt{d-1}": {
+            "subscript i -> j at 3": "equally true: the bound holds for every entry, u_j too",
+            "sign - -> + at 17": _WEAKER,
+        },
+        r"d\,u_i^2 \le d(d-1)": {
+            "subscript i -> j at 5": "equally true: the bound holds for every entry, u_j too",
+            "number 2 -> 3 at 7": "true at the seeded records as well (no entry above "
+                                  "(d-1)^(1/3) there); not in general",
+            "sign - -> + at 16": _WEAKER,
+        },
+    },
+    "book/transformer.ipynb": {
+        r"\max(1/r, \varepsilon/r^3) = 1/r": {
+            "number 3 -> 4 at 24": "true at the seeded records as well (epsilon <= r^3 there); "
+                                   "not in general",
+        },
+        r"\varepsilon \le r^2": {
+            "number 2 -> 3 at 18": "true at the seeded records as well (their mean square keeps "
+                                   "r^3 above epsilon); not in general",
+        },
+        r"\lVert J_{\mathrm{rms}}(z)\rVert_2 \le \varepsilon^{-1/2}": {
+            "symbol z -> z' at 24": "the bound holds at every record, z' as well",
+            "number 2 -> 3 at 55": "the seeded records lie far from z = 0, where the bound is "
+                                   "reached; the equality there is checked in the same sentence",
+        },
+        r"T \ge 2": {
+            "symbol T -> B at 0": "equally true: every seeded batch size is at least 2 as well",
+        },
+        r"u_0(u_0(z)) = u_0(z)/\sqrt{1} = u_0(z)": {
+            "number 0 -> 1 at 6": "equally true: u_0 ignores the scale u_1 changes, "
+                                  "u_0(u_1(z)) = u_0(z)",
         },
     },
     "book/api.md": {
