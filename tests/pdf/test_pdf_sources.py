@@ -88,6 +88,7 @@ def test_build_pdf_names_the_packages_it_cannot_install(tmp_path):
     run = subprocess.run([str(pdfbook.ROOT / "tools" / "build-pdf")], env=env, text=True,
                          capture_output=True, timeout=60)
     assert run.returncode == 1
-    assert "missing Debian packages: texlive-xetex texlive-latex-extra latexmk" in run.stderr
+    assert ("missing Debian packages: texlive-xetex texlive-latex-extra "
+            "texlive-fonts-recommended latexmk") in run.stderr
     assert "sudo apt-get install --no-install-recommends texlive-xetex" in run.stderr
     assert "jupyter-book" not in run.stdout + run.stderr
