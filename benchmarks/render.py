@@ -410,10 +410,15 @@ def summary(data: dict) -> list[str]:
                   + " (see Run to run).", ""]
     free = [r for r in races(res) if r["target"] is None]
     if free:
+        def saved(ratio: float) -> str:
+            if ratio <= 1:
+                return f"saving {_percent(1 - ratio)}"
+            return f"no saving: {_percent(ratio - 1)} more time"
+
         lines += ["Without a target (information only), RMSNorm's time as a fraction of "
                   "LayerNorm's, and the saving 1 − ratio: "
-                  + "; ".join(f"{r['name']}: {_x(r['result']['median'])} (saving "
-                              f"{_percent(1 - r['result']['median'])})" for r in free)
+                  + "; ".join(f"{r['name']}: {_x(r['result']['median'])} "
+                              f"({saved(r['result']['median'])})" for r in free)
                   + ".", ""]
     close = [f"{r['name']} (middle half {_x(r['result']['q1'])} – {_x(r['result']['q3'])})"
              for r in targeted(res)

@@ -256,6 +256,9 @@ def test_a_race_without_target_has_no_verdict():
     first["result"]["median"] = 0.8
     page = render.render(data)
     assert f"{first['name']}: 0.80× (saving 20 %)" in page
+    first["result"]["median"] = 1.25
+    assert f"{first['name']}: 1.25× (no saving: 25 % more time)" in render.render(data)
+    first["result"]["median"] = 0.8
     row = [x for x in page.split("## Speed")[1].split("\n") if x.startswith(f"| {first['name']} |")]
     assert row[0].endswith("| — | — |")
     from lnbook import figures
