@@ -178,7 +178,6 @@ UNCHECKED: dict[str, dict[str, str]] = {
         r"q^\ast = 0.9": "the fixed point of the recursion at epsilon = 0.1, a limit",
         r"W\xi = \mathbf 1": "a condition that chooses the data shift xi",
         r"\omega^\top x = 0": "a condition on the re-centering vector (the exercise's answer)",
-        r"P(W\xi) \ne 0": "a condition (the shift moves the centered record)",
     },
     "book/epsilon.ipynb": {
         r"q = \varepsilon": "a condition the sentence names (where the mean square is one half)",
@@ -341,6 +340,11 @@ EQUIVALENT: dict[str, dict[str, dict[str, str]]] = {
         },
     },
     "book/transformer.ipynb": {
+        r"P(W\xi) \ne 0": {
+            "symbol P -> A at 0": "a hypothesis that generic vectors meet: A(W xi) is nonzero too",
+            r"symbol \xi -> x at 3": "generic vectors meet it: P(W x) is nonzero too",
+            "number 0 -> 1 at 12": "generic vectors meet it: P(W xi) is not 1 either",
+        },
         r"\max(1/r, \varepsilon/r^3) = 1/r": {
             "number 3 -> 4 at 24": "true at the seeded records as well (epsilon <= r^3 there); "
                                    "not in general",
