@@ -243,8 +243,11 @@ def response(t: ArrayLike, *, eps: float = EPS) -> np.ndarray:
     array([0., 1.])
     """
     t, s2, k = _family_scale(t, eps)
-    # h(t) = t / sqrt(2 t^2 / 3 + eps) = t / (2^-k sqrt(s'^2))
-    return t / np.ldexp(np.sqrt(s2), -k)
+    # h(t) = t / sqrt(2 t^2 / 3 + eps) = t / (2^-k sqrt(s'^2)); where 2^-k sqrt(s'^2) would
+    # be subnormal (k > 1021: t and sqrt(eps) below 2^-1021), the same quotient as
+    # (2^k t) / sqrt(s'^2), whose numerator is exact there (|2^k t| < 1)
+    root = np.sqrt(s2)
+    return np.where(k > 1021, np.ldexp(t, k) / root, t / np.ldexp(root, -k))
 
 
 @_checks.public
