@@ -14,6 +14,7 @@ Examples
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -104,8 +105,11 @@ def records_with_variance(q: ArrayLike, d: int) -> np.ndarray:
     _checks.fits(q.size * d, f"{q.size} records of d = {d}")
     base = np.zeros(d)
     base[:2] = (-1.0, 1.0)
-    # the variance of c (-1, 1, 0, ..., 0) is 2 c^2 / d, so c = sqrt(q d / 2)
-    return np.sqrt(q * d / 2)[:, None] * base
+    # the variance of c (-1, 1, 0, ..., 0) is 2 c^2 / d, so c = sqrt(q d / 2); where q d
+    # overflows float64, as sqrt(q) sqrt(d / 2)
+    c = np.sqrt(q * d / 2)
+    c = np.where(np.isfinite(c), c, np.sqrt(q) * math.sqrt(d / 2))
+    return _checks.finite_result(c[:, None] * base, f"records of variance q with d = {d}")
 
 
 @_checks.public
@@ -205,6 +209,9 @@ def response_data(*, eps_values: Sequence[float] = EPS_VALUES, t: ArrayLike | No
     ([1.0], [[0.0, 1.133893]])
     """
     eps_values = _checks.eps_values(eps_values)
+    for k, eps in enumerate(eps_values):
+        # the peak eps**-0.5 (and h at t = 0) needs eps > 0
+        _checks.positive(eps, f"eps_values[{k}]")
     t = np.linspace(-3, 3, 601) if t is None else _checks.vector(t, "t")
     return {
         "t": t,
