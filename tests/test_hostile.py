@@ -991,3 +991,34 @@ def test_the_core_of_extreme_records_is_correctly_rounded():
             ref = np.array([float((t - mu) / s) for t in x])
         assert same(calm(functools.partial(lnbook.exact_core, z, eps=eps)), ref), z
         assert ulps(lnbook.core(z, eps=eps), ref) <= 4, z
+
+
+def test_decade_ticks_at_the_ends_of_float64():
+    """decade_ticks(1e300, 1.7e308) ended with inf (10.0**309), and decade_ticks(5e-324, ...)
+    began with 0.0 (10.0**-324), twice 0 with zero=True."""
+    top = calm(lambda: figures.decade_ticks(1e300, 1.7e308, max_ticks=12))
+    assert np.isfinite(top).all() and top[-1] == 1e308
+    bottom = calm(lambda: figures.decade_ticks(5e-324, 5e-324, max_ticks=2, zero=True))
+    assert bottom.tolist() == [0.0, 1e-323]
+    assert np.all(np.diff(figures.decade_ticks(5e-324, 1e-320, max_ticks=12)) > 0)
+
+
+@pytest.mark.parametrize("call, given", [
+    (lambda x: figures.amplification_data(z=x[0], delta=x[1] * 1e-3), ("z", "delta")),
+    (lambda x: figures.gain_effect_data(z=x[0][:3], gamma=x[1][:3]), ("z", "gamma")),
+    (lambda x: figures.shift_geometry_data(z=x[0][:2], shifts=x[1]), ("z", "shifts")),
+    (lambda x: figures.response_data(t=x[0]), ("t",)),
+    (lambda x: figures.eps_placement_data(z=x[0]), ("z",)),
+    (lambda x: figures.offset_error_data(np.abs(x[0]) + 1, {"a": np.abs(x[1])}),
+     ("offsets", "errors")),
+])
+def test_figure_data_does_not_alias_the_callers_arrays(call, given):
+    """The dicts echoed the caller's arrays (data["z"] is z): writing into the figure's data
+    changed the caller's input."""
+    x = (RNG.normal(size=4), RNG.normal(size=4))
+    kept = [a.copy() for a in x]
+    data = call(x)
+    for key in given:
+        for leaf in (data[key].values() if isinstance(data[key], dict) else [data[key]]):
+            leaf[...] = 0.0
+    assert all(np.array_equal(a, b) for a, b in zip(x, kept))
