@@ -274,6 +274,10 @@ def float_format(dtype: DTypeLike, name: str = "dtype",
                  allowed: Sequence[type] = (np.float16, np.float32, np.float64)) -> np.dtype:
     """One of the floating formats ``allowed``."""
     names = ", ".join(np.dtype(t).name for t in allowed)
+    if isinstance(dtype, (np.generic, np.ndarray)):
+        # np.dtype() takes a value's dtype: dtype=np.float16(1.0) is a number, not a format
+        raise TypeError(f"{name} must be one of {names}, a format, not a value; got "
+                        f"{show(dtype)}")
     try:
         fmt = np.dtype(dtype)
     except (TypeError, ValueError) as exc:

@@ -1022,3 +1022,11 @@ def test_figure_data_does_not_alias_the_callers_arrays(call, given):
         for leaf in (data[key].values() if isinstance(data[key], dict) else [data[key]]):
             leaf[...] = 0.0
     assert all(np.array_equal(a, b) for a, b in zip(x, kept))
+
+
+@pytest.mark.parametrize("value", [np.float16(1.0), np.zeros(2, dtype=np.float32)])
+def test_a_value_is_not_a_dtype(value):
+    """dtype=np.float16(1.0) was taken as float16 (np.dtype reads a value's dtype)."""
+    refused(TypeError, "dtype", lambda: lnbook.ulp_error([1.0], [1.0], dtype=value))
+    refused(TypeError, "dtype", lambda: fp.welford([1.0, 2.0], dtype=value))
+    assert fp.welford([1.0, 2.0], dtype=np.dtype(value.dtype))[1] == 0.25
