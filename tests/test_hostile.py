@@ -1030,3 +1030,14 @@ def test_a_value_is_not_a_dtype(value):
     refused(TypeError, "dtype", lambda: lnbook.ulp_error([1.0], [1.0], dtype=value))
     refused(TypeError, "dtype", lambda: fp.welford([1.0, 2.0], dtype=value))
     assert fp.welford([1.0, 2.0], dtype=np.dtype(value.dtype))[1] == 0.25
+
+
+def test_ulp_error_at_the_largest_finite_numbers():
+    """np.spacing of the largest finite number is inf, so ulp_error([nextafter(M, 0)], [M])
+    was 0 (1 ulp / inf), in float16 at 65504 too; and c - u overflowing (c = M, u = -M) was
+    refused though the error, 2**54 - 2 ulps, is finite."""
+    top = float(np.finfo(np.float64).max)
+    assert calm(lambda: lnbook.ulp_error([np.nextafter(top, 0)], [top])) == 1.0
+    assert calm(lambda: lnbook.ulp_error([65472.0], [65504.0], dtype=np.float16)) == 1.0
+    out = calm(lambda: lnbook.ulp_error([[top, 1.0], [3.0, 1.0]], [[-top, 1.0], [3.0, 1.0]]))
+    assert out.tolist() == [2.0**54 - 2, 0.0]
