@@ -75,7 +75,8 @@ def record_audit(
     changed = z.copy()
     changed[record] = np.random.default_rng(seed).normal(size=z.shape[-1]) * 3 + 1
     # real and finite outputs (a NaN would compare as "unchanged" below)
-    before, after = _checks.real_array(f(z), "f(z)"), _checks.real_array(f(changed), "f(z)")
+    # f is given a copy: an f that writes into its argument leaves the caller's z alone
+    before, after = _checks.real_array(f(z.copy()), "f(z)"), _checks.real_array(f(changed), "f(z)")
     if before.shape != z.shape or after.shape != z.shape:
         raise ValueError(f"f must keep the shape {z.shape}; got {before.shape}")
     return np.abs(after - before).max(axis=-1)

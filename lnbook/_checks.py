@@ -17,6 +17,7 @@ import math
 import numbers
 import operator
 import os
+import re
 from collections.abc import Callable, Sequence
 from typing import Any, ParamSpec, TypeVar
 
@@ -273,6 +274,10 @@ def float_format(dtype: DTypeLike, name: str = "dtype",
                  allowed: Sequence[type] = (np.float16, np.float32, np.float64)) -> np.dtype:
     """One of the floating formats ``allowed``."""
     names = ", ".join(np.dtype(t).name for t in allowed)
+    if isinstance(dtype, (np.generic, np.ndarray)):
+        # np.dtype() takes a value's dtype: dtype=np.float16(1.0) is a number, not a format
+        raise TypeError(f"{name} must be one of {names}, a format, not a value; got "
+                        f"{show(dtype)}")
     try:
         fmt = np.dtype(dtype)
     except (TypeError, ValueError) as exc:
@@ -353,8 +358,13 @@ def fits(entries: int, what: str, hint: str = "") -> None:
     free = _free_bytes()
     if entries > MAX_ENTRIES or (free is not None and size > free):
         room = f"{free / 2**30:.1f} GiB free" if free is not None else "free memory unknown"
+        # a count beyond float64 (d = 10**400) must not raise OverflowError, nor be shown
+        # in full: its long runs of digits are cut short
+        gib = f"{size / 2**30:.1f} GiB" if size < 2**1000 else "far more than any memory"
+        number = str(entries) if entries < 10**SHOWN else f"more than 10**{SHOWN}"
+        what = re.sub(rf"\d{{{SHOWN},}}", lambda m: f"<an integer of {len(m[0])} digits>", what)
         raise ValueError(
-            f"{what} would have {entries} entries ({size / 2**30:.1f} GiB of float64; the "
+            f"{what} would have {number} entries ({gib} of float64; the "
             f"limit is 2**31 entries, {room}){hint}"
         )
 

@@ -369,15 +369,24 @@ def central_difference_jacobian(
         raise ValueError(f"tau = {tau!r} is below the spacing of z[{j}] = {float(z[j])!r}: "
                          "z + tau e_j rounds to z, and the difference would be 0; take a "
                          "larger step")
-    steps = np.eye(z.size) * tau
-    # column j: (f(z + tau e_j) - f(z - tau e_j)) / (2 tau)
+    # column j: (f(z + tau e_j) - f(z - tau e_j)) / (2 tau); one step at a time (no (d, d)
+    # matrix of steps), and 2 tau overflows for tau beyond half the largest float64
+    twice = 2 * tau
     columns: list[np.ndarray] = []
-    for e in steps:
+    for j in range(z.size):
+        e = np.zeros(z.size)
+        e[j] = tau
         hi = _checks.real_array(f(z + e), "f(z)")
         lo = _checks.real_array(f(z - e), "f(z)")
         if hi.shape != lo.shape or (columns and hi.shape != columns[0].shape):
             raise ValueError(f"f must return arrays of one shape; got shapes {hi.shape} and "
                              f"{lo.shape if hi.shape != lo.shape else columns[0].shape}")
-        columns.append(_checks.finite_result((hi - lo) / (2 * tau),
-                                             "the central difference of f at z with tau"))
+        if not columns:
+            # the Jacobian has f(z).size * d entries: refused before the other columns
+            _checks.fits(hi.size * z.size, f"the Jacobian of f at z of d = {z.size}",
+                         "; pass a shorter record z")
+        diff = hi - lo
+        columns.append(_checks.finite_result(
+            diff / twice if math.isfinite(twice) else diff / tau / 2,
+            "the central difference of f at z with tau"))
     return np.stack(columns, axis=-1)

@@ -195,7 +195,7 @@ def ulp_error(
         {\\operatorname{ulp}(\\max_i \\lvert u_i \\rvert)}
 
     ``ulp(x)`` is ``np.spacing`` of ``x`` rounded to ``dtype``: the gap to the next number
-    of that format. The error is normwise, so a tiny component is not judged by its own
+    of that format (at its largest finite number, the gap below it). The error is normwise, so a tiny component is not judged by its own
     (tiny) ulp; a computation that rounds each component once scores at most 1/2. A record
     whose exact result is all zeros is measured in units of the smallest subnormal. See the
     :ref:`ch-floating-point`.
@@ -225,6 +225,17 @@ def ulp_error(
         )
     # ulp(max_i |u_i|), in the format of dtype
     unit = np.spacing(largest.astype(unit_type)).astype(np.float64)
+    # np.spacing of the largest finite number is inf (the gap to overflow): its ulp is its
+    # binade's, the spacing of the number just below it
+    unit = np.where(np.isinf(unit), np.spacing(np.nextafter(
+        largest.astype(unit_type), unit_type.type(0))).astype(np.float64), unit)
     # err = max_i |c_i - u_i| / ulp
-    return _checks.finite_result(np.abs(c - e).max(axis=-1) / unit,
-                                 "the error |computed - exact| in ulps")
+    diff = np.abs(c - e)
+    err = diff.max(axis=-1) / unit
+    beyond = ~np.isfinite(err)
+    if beyond.any():
+        # c - u overflows float64 (c and u huge, of opposite signs): 2 |c/2 - u/2| / ulp,
+        # the halves exact at that size
+        half = np.abs(c / 2 - e / 2).max(axis=-1)
+        err = np.where(beyond, half / unit * 2, err)
+    return _checks.finite_result(err, "the error |computed - exact| in ulps")

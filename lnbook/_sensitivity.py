@@ -147,7 +147,8 @@ def amplification(z: ArrayLike, delta: ArrayLike, *, eps: float = EPS) -> np.nda
     ------
     ValueError
         As for :func:`lnbook.core`; if ``delta`` does not have the shape of ``z``, a record of
-        ``delta`` is zero, or ``z + delta`` overflows float64.
+        ``delta`` is zero or rounds away (``z + delta == z``), or ``z + delta`` overflows
+        float64.
     TypeError
         If ``z`` or ``delta`` is not real numbers.
 
@@ -178,6 +179,12 @@ def amplification(z: ArrayLike, delta: ArrayLike, *, eps: float = EPS) -> np.nda
         raise ValueError(f"delta must be nonzero in every record: delta{list(i)} is 0, and the "
                          "ratio divides by ||delta||")
     _checks.finite_result(moved, "the perturbed record z + delta")
+    # a nonzero delta that rounds away entirely (z + delta == z) would give a ratio of 0
+    lost = (moved == z).all(axis=-1)
+    if lost.any():
+        i = tuple(int(j) for j in np.argwhere(np.atleast_1d(lost))[0])
+        raise ValueError(f"delta is below the spacing of z: z + delta rounds to z in record "
+                         f"{list(i)}, and the ratio would be 0; take a larger delta")
     # ||u(z + delta) - u(z)|| / ||delta||
     du = _kernel.standardize(moved, eps) - _kernel.standardize(z, eps)
     return np.linalg.norm(du, axis=-1) / norm_delta
@@ -243,8 +250,11 @@ def response(t: ArrayLike, *, eps: float = EPS) -> np.ndarray:
     array([0., 1.])
     """
     t, s2, k = _family_scale(t, eps)
-    # h(t) = t / sqrt(2 t^2 / 3 + eps) = t / (2^-k sqrt(s'^2))
-    return t / np.ldexp(np.sqrt(s2), -k)
+    # h(t) = t / sqrt(2 t^2 / 3 + eps) = t / (2^-k sqrt(s'^2)); where 2^-k sqrt(s'^2) would
+    # be subnormal (k > 1021: t and sqrt(eps) below 2^-1021), the same quotient as
+    # (2^k t) / sqrt(s'^2), whose numerator is exact there (|2^k t| < 1)
+    root = np.sqrt(s2)
+    return np.where(k > 1021, np.ldexp(t, k) / root, t / np.ldexp(root, -k))
 
 
 @_checks.public

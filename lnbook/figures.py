@@ -14,6 +14,7 @@ Examples
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -104,8 +105,11 @@ def records_with_variance(q: ArrayLike, d: int) -> np.ndarray:
     _checks.fits(q.size * d, f"{q.size} records of d = {d}")
     base = np.zeros(d)
     base[:2] = (-1.0, 1.0)
-    # the variance of c (-1, 1, 0, ..., 0) is 2 c^2 / d, so c = sqrt(q d / 2)
-    return np.sqrt(q * d / 2)[:, None] * base
+    # the variance of c (-1, 1, 0, ..., 0) is 2 c^2 / d, so c = sqrt(q d / 2); where q d
+    # overflows float64, as sqrt(q) sqrt(d / 2)
+    c = np.sqrt(q * d / 2)
+    c = np.where(np.isfinite(c), c, np.sqrt(q) * math.sqrt(d / 2))
+    return _checks.finite_result(c[:, None] * base, f"records of variance q with d = {d}")
 
 
 @_checks.public
@@ -156,6 +160,8 @@ def decade_ticks(lo: float, hi: float, *, max_ticks: int = 6, zero: bool = False
     # one tick is 0 with zero=True, and at least one must be a power of ten
     max_ticks = _checks.count(max_ticks, "max_ticks", minimum=2 if zero else 1)
     k0, k1 = int(np.floor(np.log10(lo))), int(np.ceil(np.log10(hi)))
+    # the powers of ten float64 holds: 10**-324 rounds to 0 and 10**309 overflows
+    k0, k1 = max(k0, -323), min(k1, 308)
     slots = max_ticks - 1 if zero else max_ticks
     # the smallest step with (k1 - k0) // step + 1 <= slots
     step = (k1 - k0) // slots + 1
@@ -205,9 +211,12 @@ def response_data(*, eps_values: Sequence[float] = EPS_VALUES, t: ArrayLike | No
     ([1.0], [[0.0, 1.133893]])
     """
     eps_values = _checks.eps_values(eps_values)
+    for k, eps in enumerate(eps_values):
+        # the peak eps**-0.5 (and h at t = 0) needs eps > 0
+        _checks.positive(eps, f"eps_values[{k}]")
     t = np.linspace(-3, 3, 601) if t is None else _checks.vector(t, "t")
     return {
-        "t": t,
+        "t": t.copy(),
         "eps": np.asarray(eps_values, dtype=float),
         "h": np.array([response(t, eps=eps) for eps in eps_values]),
         "slope": np.array([response_slope(t, eps=eps) for eps in eps_values]),
@@ -402,7 +411,7 @@ def amplification_data(*, z: ArrayLike = (7.0, 7.0), delta: ArrayLike = (1e-3, -
     if z.ndim != 1:
         raise ValueError(f"z must be one record of shape (d,); got shape {z.shape}")
     eps = np.logspace(-8, 0, 161)
-    return {"z": z, "delta": delta, "eps": eps,
+    return {"z": z.copy(), "delta": delta.copy(), "eps": eps,
             "ratio": np.array([float(amplification(z, delta, eps=e)) for e in eps]),
             "bound": np.array([lipschitz_bound(eps=e) for e in eps])}
 
@@ -449,7 +458,8 @@ def shift_geometry_data(*, z: ArrayLike = (2.0, 0.5),
     z = _checks.vector(z, "z", size=2)
     shifts = _checks.vector(shifts, "shifts")
     # P z = z - mean(z) 1
-    return {"z": z, "shifts": shifts, "shifted": z[None, :] + shifts[:, None], "Pz": z - z.mean()}
+    return {"z": z.copy(), "shifts": shifts.copy(), "shifted": z[None, :] + shifts[:, None],
+            "Pz": z - z.mean()}
 
 
 @_checks.public
@@ -494,7 +504,7 @@ def weighted_projection_data(*, a: ArrayLike = (0.25, 0.75), z: ArrayLike = (4.0
         raise ValueError(f"a must have shape (2,) to match z; got shape {a.shape}")
     direction = np.array([a[1], -a[0]]) / np.hypot(*a)  # a unit vector w with a^T w = 0
     # P_a z = z - (a^T z) 1;  orthogonal projection (w^T z) w
-    return {"a": a, "z": z, "oblique": weighted_centering_matrix(a) @ z,
+    return {"a": a.copy(), "z": z.copy(), "oblique": weighted_centering_matrix(a) @ z,
             "orthogonal": (direction @ z) * direction, "direction": direction}
 
 
@@ -590,7 +600,7 @@ def gain_effect_data(*, z: ArrayLike = (1.0, 1.0, -2.0), gamma: ArrayLike = (2.0
     gain = _checks.parameter(gamma, record.size, "gamma")
     eps = _checks.eps_value(eps)
     # y = gamma ⊙ u (beta = 0)
-    return {"z": record, "gamma": gain, "eps": eps,
+    return {"z": record.copy(), "gamma": None if gain is None else gain.copy(), "eps": eps,
             "u": core(record, eps=eps), "y": layer_norm(record, gamma=gain, eps=eps)}
 
 
@@ -641,7 +651,7 @@ def bias_shift_data(*, z: ArrayLike = ((3.0, 3.0, 3.0), (2.0, 3.0, 4.0)),
                          f"{z.shape}")
     # y = gamma ⊙ u + beta
     y = layer_norm(z, gamma=gamma, beta=beta, eps=eps)
-    return {"z": z, "u": core(z, eps=eps), "scaled": layer_norm(z, gamma=gamma, eps=eps),
+    return {"z": z.copy(), "u": core(z, eps=eps), "scaled": layer_norm(z, gamma=gamma, eps=eps),
             "y": y, "y_mean": y.mean(axis=-1)}
 
 
@@ -748,12 +758,12 @@ def offset_error_data(offsets: ArrayLike, errors: dict[str, ArrayLike], *,
     for label, e in errors.items():
         if not isinstance(label, str):
             raise TypeError(f"errors' labels must be strings; got {_checks.show(label)}")
-        series[label] = _checks.vector(e, f"errors[{label!r}]", size=offsets.size)
+        series[label] = _checks.vector(e, f"errors[{label!r}]", size=offsets.size).copy()
         if (series[label] < 0).any():
             raise ValueError(f"errors[{label!r}] must be errors in ulps, >= 0")
     max_ticks = _checks.count(max_ticks, "max_ticks", minimum=2)
     top = max([offsets.max(), 4.0] + [float(e.max()) for e in series.values()])
-    return {"offsets": offsets, "errors": series, "guide": offsets.copy(), "limit": 4.0,
+    return {"offsets": offsets.copy(), "errors": series, "guide": offsets.copy(), "limit": 4.0,
             "xticks": decade_ticks(offsets.min(), offsets.max(), max_ticks=max_ticks),
             "yticks": decade_ticks(1.0, top, max_ticks=max_ticks, zero=True)}
 
@@ -817,7 +827,7 @@ def eps_placement_data(*, z: ArrayLike = (1.0, 2.0, 3.0, 4.0),
     records = (sigma / np.sqrt(z.var()))[:, None] * z
     rms = np.array([np.sqrt((convention_layer_norm(records, convention=key) ** 2).mean(axis=-1))
                     for key in conventions])
-    return {"z": z, "sigma": sigma, "keys": list(conventions),
+    return {"z": z.copy(), "sigma": sigma, "keys": list(conventions),
             "conventions": [CONVENTIONS[k] for k in conventions],
             "rms": rms, "plateaus": (1.0, float(np.sqrt((d - 1) / d))), "d": d}
 
@@ -1044,7 +1054,7 @@ def geometry_picture_data(*, z: ArrayLike | None = None, eps: float = 1.0,
     u_eps, u_0 = (core(z, eps=eps) @ Q.T, core(z, eps=0.0) @ Q.T)
     farther = (v * v).sum(axis=-1) > (u_0 * u_0).sum(axis=-1)
     norm_v = np.linspace(0.0, 6.0, 301)
-    return {"z": z, "eps": float(eps), "basis": Q, "v": v, "u_eps": u_eps, "u_0": u_0,
+    return {"z": z.copy(), "eps": float(eps), "basis": Q, "v": v, "u_eps": u_eps, "u_0": u_0,
             "ray_ends": np.where(farther[:, None], v, u_0), "radius": float(np.sqrt(3.0)),
             "lim": max(2.2, float(np.abs(v).max()) * 1.05),
             "eps_values": tuple(float(e) for e in eps_values), "norm_v": norm_v,

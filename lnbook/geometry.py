@@ -149,7 +149,8 @@ def radial_profile(r: ArrayLike, d: int, *, eps: float = EPS) -> np.ndarray:
     r = _checks.real_array(r, "r")
     eps = _checks.eps_value(eps)
     # as a float: numpy takes no integer beyond int64
-    features = float(_checks.count(d, "d"))
+    # (any integer, short of one that float64 cannot hold: d = 10**400 would overflow)
+    features = float(_checks.count(d, "d", maximum=int(np.finfo(np.float64).max)))
     if (r < 0).any():
         raise ValueError(f"lengths r must be non-negative; got min(r) = {float(r.min())!r}")
     if eps == 0 and (r == 0).any():

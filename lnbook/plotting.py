@@ -21,6 +21,7 @@ import contextlib
 import functools
 import inspect
 import io
+import math
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, ParamSpec, TypeVar, cast
 
@@ -190,6 +191,7 @@ def _figure(data_fn: Callable[..., dict]) -> Callable[[Callable[_P, _R]], Callab
             except TypeError as exc:
                 raise TypeError(f"{name}: {exc}") from None
             data = given.pop("data", None)
+            caller_data = data is not None
             where = {key: given.pop(key) for key in ("ax", "axes") if key in given}
             if data is None:
                 data = data_fn(**given)
@@ -200,6 +202,8 @@ def _figure(data_fn: Callable[..., dict]) -> Callable[[Callable[_P, _R]], Callab
             elif not isinstance(data, dict):
                 raise TypeError(f"{name}: data must be the dict that figures."
                                 f"{data_fn.__name__} returns; got {type(data).__name__}")
+            else:
+                _check_data(data, "data", name)
             for key, value in where.items():
                 if value is not None:
                     _check_axes(value, key, name)
@@ -209,11 +213,48 @@ def _figure(data_fn: Callable[..., dict]) -> Callable[[Callable[_P, _R]], Callab
                 except KeyError as exc:
                     raise ValueError(f"{name}: data lacks the entry {exc}; pass the dict that "
                                      f"figures.{data_fn.__name__} returns") from None
+                except (ValueError, TypeError, IndexError) as exc:
+                    # matplotlib's or numpy's refusal of entries of the wrong shape: said as
+                    # the caller's data (the refusal of axes passes as it is)
+                    if not caller_data or _raised_by(exc, _panels):
+                        raise
+                    kind = TypeError if isinstance(exc, TypeError) else ValueError
+                    raise kind(f"{name}: data does not hold the entries, of the shapes, that "
+                               f"figures.{data_fn.__name__} returns ({exc})") from exc
 
         # the floating-point state of the drawing, as of every public function
         return _checks.public(wrapper)
 
     return decorate
+
+
+def _check_data(value: object, where: str, name: str, depth: int = 0) -> None:
+    """The entries of a caller's ``data`` dict: every array real numbers (or booleans) and
+    every float finite, in nested dicts, lists and tuples too; the entry is named."""
+    if depth > 8:
+        return
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _check_data(item, f"{where}[{key!r}]", name, depth + 1)
+    elif isinstance(value, (list, tuple)):
+        for k, item in enumerate(value):
+            _check_data(item, f"{where}[{k}]", name, depth + 1)
+    elif isinstance(value, np.ndarray):
+        if value.dtype.kind not in "biuf":
+            raise TypeError(f"{name}: {where} must be an array of real numbers; got dtype "
+                            f"{value.dtype}")
+        if value.dtype.kind == "f" and not np.isfinite(value).all():
+            raise ValueError(f"{name}: {where} contains NaN or infinite entries")
+    elif isinstance(value, (float, np.floating)) and not math.isfinite(value):
+        raise ValueError(f"{name}: {where} is not finite; got {_checks.show(value)}")
+
+
+def _raised_by(exc: BaseException, fn: Callable[..., Any]) -> bool:
+    """Whether ``exc`` was raised by ``fn`` itself (its last frame is ``fn``'s)."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb is not None and tb.tb_frame.f_code is fn.__code__
 
 
 def _check_axes(value: object, key: str, name: str) -> None:

@@ -774,3 +774,270 @@ def test_an_integer_beyond_int64_is_a_count_like_any():
     int64); a count is any integer, and the radial map is r / sqrt(r^2/d + eps)."""
     out = geometry.radial_profile([1.0, 3.0], 2**70, eps=1.0)
     assert out.tolist() == [1.0 / math.sqrt(1.0 / 2**70 + 1.0), 3.0 / math.sqrt(9.0 / 2**70 + 1.0)]
+
+
+# --- a second battery, written without reading the first (helper "hostile") ----------------
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda d: fp.offset_errors([1.0], d=d, n=2), "d"),
+    (lambda n: fp.offset_errors([1.0], d=4, n=n), "n"),
+    (lambda L: transformer.init_blocks(L, 4), "L"),
+    (lambda d: transformer.init_blocks(1, d), "d"),
+    (lambda m: transformer.init_blocks(1, 4, m=m), "m"),
+    (lambda T: transformer.layer_gradient_norms(2, d=4, T=T), "T"),
+    (lambda d: geometry.plane_basis(d), "d"),
+    (lambda d: geometry.radial_profile([1.0], d), "d"),
+    (lambda d: figures.records_with_variance([1.0], d), "d"),
+    (lambda d: figures.normalized_variance_data(d=d), "d"),
+    (lambda n: figures.core_bound_data(n=n, dims=(2,)), "n"),
+    (lambda L: figures.placement_gradients_data(depths=(2,), d=4, seeds=(0,), L=L), "L"),
+])
+def test_a_count_beyond_float64_is_refused_not_an_overflow(call, name):
+    """A count of 10**400 raised OverflowError ("integer division result too large for a
+    float") from the size check itself, in a dozen functions; the refusal shows the count cut
+    short."""
+    message = refused(ValueError, name, lambda: call(10**400))
+    assert "401 digits" in message and len(message) < 400
+
+
+def test_response_is_right_at_subnormal_t_with_eps_zero():
+    """response([5e-324], eps=0) returned 1.0: the divisor 2^-k sqrt(s'^2) was rounded to a
+    subnormal. h(t) = t / sqrt(2 t^2 / 3) = sqrt(3/2) for every t != 0."""
+    t = [5e-324, 1e-310, 2.0**-1022, 1e-300, -5e-324]
+    expected = [math.sqrt(1.5)] * 4 + [-math.sqrt(1.5)]
+    out = calm(lambda: lnbook.response(t, eps=0.0))
+    assert np.allclose(out, expected, rtol=1e-15, atol=0)
+    # and where nothing is subnormal, the bits of the expression before the fix
+    t, eps = np.array([1e-200, 0.5, 3.0, 1e200, 0.0]), 1e-5
+    k = -np.frexp(np.maximum(np.abs(t), np.sqrt(eps)))[1]
+    s2 = 2 * np.ldexp(t, k) ** 2 / 3 + np.ldexp(eps, 2 * k)
+    assert same(lnbook.response(t, eps=eps), t / np.ldexp(np.sqrt(s2), -k))
+
+
+def test_central_difference_jacobian_refuses_a_jacobian_that_cannot_fit():
+    """central_difference_jacobian(f, ones(10**5)) built a (d, d) matrix of steps and raised
+    MemoryError; the Jacobian's size is now checked from the first column."""
+    tracemalloc.start()
+    try:
+        refused(ValueError, "z", lambda: lnbook.central_difference_jacobian(
+            lambda z: z, np.arange(10.0**5)))
+        assert tracemalloc.get_traced_memory()[1] < 2**26
+    finally:
+        tracemalloc.stop()
+
+
+def test_central_difference_jacobian_with_a_step_beyond_half_of_float64():
+    """tau = 1e308 passes the range checks, but 2 tau overflowed and every column was 0."""
+    z = np.array([1.0, 2.0, 4.0])
+    f = functools.partial(lnbook.core, eps=1.0)
+    out = calm(lambda: lnbook.central_difference_jacobian(f, z, tau=1e308))
+    hi = [lnbook.core(z + 1e308 * e, eps=1.0) for e in np.eye(3)]
+    lo = [lnbook.core(z - 1e308 * e, eps=1.0) for e in np.eye(3)]
+    assert np.allclose(out, np.stack([(h - l) / 1e308 / 2 for h, l in zip(hi, lo)], -1),
+                       rtol=1e-15, atol=0)
+    assert np.abs(out).max() > 1e-309
+
+
+def test_amplification_refuses_a_delta_that_rounds_away():
+    """amplification(z, delta) returned 0 when z + delta == z (delta below the spacing of z):
+    a ratio of 0 is not the amplification, whose value there is about 1."""
+    refused(ValueError, "delta", lambda: lnbook.amplification([1.0, 2.0, 3.0],
+                                                              [5e-324, 0.0, 0.0]))
+    refused(ValueError, "delta", lambda: lnbook.amplification(
+        [[1.0, 2.0, 3.0], [1e16, 2.0, 3.0]], [[1e-3, 0.0, 0.0], [1.0, 0.0, 0.0]]))
+    # a delta that moves z is measured as before
+    assert calm(lambda: lnbook.amplification([7.0, 7.0], [1e-3, -1e-3], eps=1e-4)) \
+        == pytest.approx(math.sqrt(10**6 / 101), rel=1e-9)
+
+
+def test_record_audit_leaves_the_callers_records_alone():
+    """An f that writes into its argument (z[...] = 0) zeroed the caller's z."""
+    z = RNG.normal(size=(2, 3, 4))
+    kept = z.copy()
+
+    def careless(x):
+        y = lnbook.layer_norm(x)
+        x[...] = 0.0
+        return y
+
+    out = calm(lambda: lnbook.record_audit(careless, z, (1, 2)))
+    assert np.array_equal(z, kept)
+    assert out[1, 2] > 0 and np.count_nonzero(out) == 1
+
+
+def test_records_with_variance_does_not_overflow_q_times_d():
+    """records_with_variance([1e308], 4) returned (-inf, inf, 0, 0): q d overflowed, though
+    c = sqrt(q d / 2) = 1.4e154 is finite."""
+    out = calm(lambda: figures.records_with_variance([1e308, 2.0], 4))
+    assert np.isfinite(out).all()
+    assert out[0, 1] == pytest.approx(math.sqrt(2) * 1e154, rel=1e-15)
+    assert out[1].tolist() == [-2.0, 2.0, 0.0, 0.0]
+
+
+def test_response_data_names_eps_values():
+    """response_data(eps_values=(0.0,)) refused with a message naming eps alone."""
+    refused(ValueError, "eps_values[1]", lambda: figures.response_data(eps_values=(0.1, 0.0)))
+
+
+def test_radial_profile_d_beyond_float64():
+    """radial_profile([1.0], 10**400) raised OverflowError (float(d))."""
+    refused(ValueError, "d", lambda: geometry.radial_profile([1.0], 10**400))
+
+
+@pytest.fixture(scope="module")
+def plotting():
+    mpl = pytest.importorskip("matplotlib")
+    mpl.use("Agg")
+    from lnbook import plotting
+
+    yield plotting
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+
+
+@pytest.mark.parametrize("X, key, bad, kind", [
+    ("shift_geometry", "shifted", "nan", ValueError),
+    ("shift_geometry", "Pz", "str", TypeError),
+    ("shift_geometry", "Pz", "short", ValueError),
+    ("weighted_projection", "oblique", "short", ValueError),
+    ("geometry_picture", "u_eps", "short", ValueError),
+    ("geometry_picture", "profile", "nan", ValueError),
+    ("bias_shift", "y_mean", "short", ValueError),
+    ("normalized_variance", "half", "short", ValueError),
+    ("eps_placement", "rms", "inf", ValueError),
+    ("eps_placement", "sigma", "str", TypeError),
+])
+def test_plot_refuses_bad_entries_of_the_callers_data(plotting, X, key, bad, kind):
+    """plot_X(data=...) drew NaN entries and string arrays silently and raised IndexError (or
+    matplotlib's ValueError, not naming data) for an entry of the wrong shape."""
+    import matplotlib.pyplot as plt
+
+    data = dict(getattr(figures, X + "_data")())
+    value = np.asarray(data[key], dtype=float).copy()
+    if bad == "nan":
+        value.flat[0] = np.nan
+    elif bad == "inf":
+        value.flat[-1] = np.inf
+    elif bad == "str":
+        value = value.astype(str)
+    else:
+        value = value.ravel()[:1]
+    data[key] = value
+    try:
+        refused(kind, "data", lambda: getattr(plotting, "plot_" + X)(data=data))
+    finally:
+        plt.close("all")
+
+
+def test_plot_with_good_data_and_wrong_axes_still_says_axes(plotting):
+    import matplotlib.pyplot as plt
+
+    data = figures.geometry_picture_data()
+    fig, ax = plt.subplots()
+    try:
+        refused(ValueError, "axes", lambda: plotting.plot_geometry_picture(data=data, axes=[ax]))
+    finally:
+        plt.close("all")
+
+
+# a representative sample of the cases that passed
+HOSTILE_ARRAYS = [
+    (TypeError, np.array([1 + 1j, 2, 3])),
+    (TypeError, [Fraction(1, 3), Fraction(1, 2), Fraction(2)]),
+    (TypeError, [Decimal("1.1"), Decimal(2), Decimal(3)]),
+    (TypeError, [1.0, True, 2.0]),
+    (TypeError, np.array(["1", "2"])),
+    (ValueError, [1.0, np.inf]),
+    (ValueError, np.array([2**53 + 1, 0], dtype=np.int64)),
+    (ValueError, [[1.0, 2.0], [3.0]]),
+    (ValueError, np.zeros((3, 0))),
+]
+
+
+@pytest.mark.parametrize("kind, z", HOSTILE_ARRAYS)
+@pytest.mark.parametrize("call", [
+    lnbook.layer_norm, lnbook.jacobian, lnbook.operator_norm, lnbook.rms_norm,
+    geometry.core_radius, transformer.rms_jacobian, fp.welford, fp.pairwise_sum,
+    functools.partial(frameworks.convention_layer_norm, convention="pytorch"),
+])
+def test_hostile_records_are_refused_naming_z(call, kind, z):
+    refused(kind, "z", lambda: call(z))
+
+
+@pytest.mark.parametrize("eps, kind", [(10**400, ValueError), (-0.5, ValueError),
+                                       (math.nan, ValueError), (True, TypeError),
+                                       ("1e-5", TypeError), (1e-5 + 0j, TypeError)])
+@pytest.mark.parametrize("call", [
+    lambda e: lnbook.param_grads(Z, G, eps=e), lambda e: lnbook.batch_norm(Z, eps=e),
+    lambda e: geometry.radial_profile([1.0], 3, eps=e),
+    lambda e: transformer.layer_gradient_norms(2, d=4, T=2, eps=e),
+    lambda e: figures.gain_effect_data(eps=e), lambda e: figures.geometry_picture_data(eps=e),
+])
+def test_hostile_eps_is_refused_naming_eps(call, eps, kind):
+    refused(kind, "eps", lambda: call(eps))
+
+
+def test_the_core_of_extreme_records_is_correctly_rounded():
+    """exact_core bit for bit against a 120-digit mpmath core; core within a few ulps."""
+    for z, eps in [([1e308, 5e-324, -1e308, 1.0], 1e-5), ([1.0, np.nextafter(1.0, 2)], 0.0),
+                   (1e12 + RNG.normal(size=5), 1e-5), (RNG.normal(size=4) * 1e-160, 5e-324),
+                   (RNG.normal(size=4), 1e300)]:
+        with mpmath.workdps(120):
+            x = [mpmath.mpf(float(t)) for t in z]
+            mu = mpmath.fsum(x) / len(x)
+            s = mpmath.sqrt(mpmath.fsum([(t - mu) ** 2 for t in x]) / len(x) + mpmath.mpf(eps))
+            ref = np.array([float((t - mu) / s) for t in x])
+        assert same(calm(functools.partial(lnbook.exact_core, z, eps=eps)), ref), z
+        assert ulps(lnbook.core(z, eps=eps), ref) <= 4, z
+
+
+def test_decade_ticks_at_the_ends_of_float64():
+    """decade_ticks(1e300, 1.7e308) ended with inf (10.0**309), and decade_ticks(5e-324, ...)
+    began with 0.0 (10.0**-324), twice 0 with zero=True."""
+    top = calm(lambda: figures.decade_ticks(1e300, 1.7e308, max_ticks=12))
+    assert np.isfinite(top).all() and top[-1] == 1e308
+    bottom = calm(lambda: figures.decade_ticks(5e-324, 5e-324, max_ticks=2, zero=True))
+    assert bottom.tolist() == [0.0, 1e-323]
+    assert np.all(np.diff(figures.decade_ticks(5e-324, 1e-320, max_ticks=12)) > 0)
+
+
+@pytest.mark.parametrize("call, given", [
+    (lambda x: figures.amplification_data(z=x[0], delta=x[1] * 1e-3), ("z", "delta")),
+    (lambda x: figures.gain_effect_data(z=x[0][:3], gamma=x[1][:3]), ("z", "gamma")),
+    (lambda x: figures.shift_geometry_data(z=x[0][:2], shifts=x[1]), ("z", "shifts")),
+    (lambda x: figures.response_data(t=x[0]), ("t",)),
+    (lambda x: figures.eps_placement_data(z=x[0]), ("z",)),
+    (lambda x: figures.offset_error_data(np.abs(x[0]) + 1, {"a": np.abs(x[1])}),
+     ("offsets", "errors")),
+])
+def test_figure_data_does_not_alias_the_callers_arrays(call, given):
+    """The dicts echoed the caller's arrays (data["z"] is z): writing into the figure's data
+    changed the caller's input."""
+    x = (RNG.normal(size=4), RNG.normal(size=4))
+    kept = [a.copy() for a in x]
+    data = call(x)
+    for key in given:
+        for leaf in (data[key].values() if isinstance(data[key], dict) else [data[key]]):
+            leaf[...] = 0.0
+    assert all(np.array_equal(a, b) for a, b in zip(x, kept))
+
+
+@pytest.mark.parametrize("value", [np.float16(1.0), np.zeros(2, dtype=np.float32)])
+def test_a_value_is_not_a_dtype(value):
+    """dtype=np.float16(1.0) was taken as float16 (np.dtype reads a value's dtype)."""
+    refused(TypeError, "dtype", lambda: lnbook.ulp_error([1.0], [1.0], dtype=value))
+    refused(TypeError, "dtype", lambda: fp.welford([1.0, 2.0], dtype=value))
+    assert fp.welford([1.0, 2.0], dtype=np.dtype(value.dtype))[1] == 0.25
+
+
+def test_ulp_error_at_the_largest_finite_numbers():
+    """np.spacing of the largest finite number is inf, so ulp_error([nextafter(M, 0)], [M])
+    was 0 (1 ulp / inf), in float16 at 65504 too; and c - u overflowing (c = M, u = -M) was
+    refused though the error, 2**54 - 2 ulps, is finite."""
+    top = float(np.finfo(np.float64).max)
+    assert calm(lambda: lnbook.ulp_error([np.nextafter(top, 0)], [top])) == 1.0
+    assert calm(lambda: lnbook.ulp_error([65472.0], [65504.0], dtype=np.float16)) == 1.0
+    out = calm(lambda: lnbook.ulp_error([[top, 1.0], [3.0, 1.0]], [[-top, 1.0], [3.0, 1.0]]))
+    assert out.tolist() == [2.0**54 - 2, 0.0]
