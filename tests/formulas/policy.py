@@ -19,6 +19,7 @@ STRICT = {
     "book/api.md",
     "book/benchmarks.md",
     "book/epsilon.ipynb",
+    "book/gain.ipynb",
 }
 
 _CONSTANT = ("holds at a constant record, the case the sentence names (checked where a cell "
@@ -94,16 +95,37 @@ UNCHECKED: dict[str, dict[str, str]] = {
         r"K = \{i : \lvert\gamma_i\rvert = \gamma_{\max}\}": "a set",
         r"K = \{k\}": "a set",
         r"k \ne l": "an index condition",
+        r"l \ne k": "an index condition",
         r"\varepsilon = q\,(1-\nu)/\nu":
             "the solution for a target nu that the sentence names after it",
         r"\lvert\gamma_1\rvert = \lvert\gamma_2\rvert": "a condition (the two gains agree)",
         r"\nu = 0.9": "a target value the sentence then evaluates (q/9), typed in the prose",
         r"\nu = 0.99": "a target value the sentence then evaluates (q/99), typed in the prose",
     },
+    "book/gain.ipynb": {
+        r"J = P/\sqrt\varepsilon": _CONSTANT,
+        r"\gamma_i = 0": "a condition (a zero gain entry), the case the sentence names",
+        r"y_i = \beta_i": "holds where gamma_i = 0, the condition the sentence names (the cell "
+                          "beside the worked example checks it at gamma_2 = 0)",
+        r"\beta_i = 0": "a condition (a zero bias entry), the case the sentence names",
+        r"\beta_2 = 0.3": "a condition: the nonzero bias entry the sentence supposes",
+        r"\gamma_1 = 2": "an entry the exercise fixes; its solution binds the whole gain",
+        r"\gamma_3 = -1": "an entry the exercise fixes; its solution binds the whole gain",
+        r"\lambda > 0": "the exercise's hypothesis on an eigenvalue it leaves general",
+        r"\kappa \ne 0": "the first case the exercise treats (a condition)",
+        r"\sum_i 1/(\gamma_i^2 - \lambda) = 0":
+            "the equation the exercise asks for, for a general eigenvalue (its solution checks "
+            "it for gamma = (2, 0, -1) and (3, 1, 1))",
+        r"\kappa = 0": "the second case (a condition), not a definition",
+        r"\gamma_i^2 = \lambda": "a condition: the indices on which the eigenvector lives",
+        r"\gamma_2 = -4": "the root of the equation for the entry the exercise leaves open; "
+                          "the gain it gives is bound next, and the output checked",
+    },
 }
 
 _SUM_ZERO = "equally true: the changed term is a multiple of sum_k v_k = 0"
 _WEAKER = "a weaker bound, equally true"
+_TIMES_ZERO = "equally true: the changed factor multiplies 0"
 
 _SEEDS_D = "the seeds draw d = 5, 2 and 8: neither d = 1 nor the boundary d = 3"
 _LIPSCHITZ = {
@@ -124,6 +146,41 @@ EQUIVALENT: dict[str, dict[str, dict[str, str]]] = {
         r"\lVert \mathrm{LN}(z) - \mathrm{LN}(z') \rVert_2 \le \frac{\max_i |\gamma_i|}"
         r"{\sqrt\varepsilon} \lVert z - z' \rVert_2": _LIPSCHITZ,
         r"\sigma > 0": {r"symbol \sigma -> s at 0": "s > 0 holds as well"},
+    },
+    "book/gain.ipynb": {
+        r"y = \gamma \odot u = \left(2 \cdot \tfrac12,\; 0 \cdot \tfrac12,\; (-1)(-1)\right) "
+        r"= (1, 0, 1).": {
+            "number 1 -> 2 at 62": _TIMES_ZERO,
+            "number 2 -> 3 at 63": _TIMES_ZERO,
+        },
+        r"g \odot u = (1 \cdot \tfrac12,\; 0 \cdot \tfrac12,\; 1 \cdot (-1)) "
+        r"= \left(\tfrac12, 0, -1\right).": {
+            "number 1 -> 2 at 48": _TIMES_ZERO,
+            "number 2 -> 3 at 49": _TIMES_ZERO,
+        },
+        r"\begin{aligned} \lVert \operatorname{diag}(\gamma) J(z) \rVert_2 &\le "
+        r"\frac{\max_i \lvert \gamma_i \rvert}{\sqrt\varepsilon},\\ "
+        r"\lVert \mathrm{LN}_\varepsilon(z) - \mathrm{LN}_\varepsilon(z') \rVert_2 &\le "
+        r"\frac{\max_i \lvert \gamma_i \rvert}{\sqrt\varepsilon}\, \lVert z - z' \rVert_2 . "
+        r"\end{aligned}": {
+            "symbol J -> A at 52": _WEAKER + " (diag(a) has entries below one: a smaller left side)",
+            "symbol z -> z' at 54": "the bound holds at every record, z' as well",
+            "symbol z -> z' at 162": "the left side becomes 0: a weaker statement",
+            r"symbol \gamma -> \beta at 231": "another bound, true for the generic gains as well",
+            "sign - -> + at 279": _WEAKER + " here (the generic z and z' point alike)",
+            "symbol z -> z' at 281": "the right side becomes 0 as well: 0 <= 0",
+        },
+        r"\lVert\operatorname{diag}(\gamma)P\rVert_2/\sqrt\varepsilon \le "
+        r"\max_i\lvert\gamma_i\rvert/\sqrt\varepsilon": {
+            r"symbol \gamma -> \beta at 26": "the cell's bias is 0: the left side becomes 0",
+            "symbol P -> A at 33": _WEAKER + " (diag(a) has entries below one)",
+        },
+        r"\frac13(\gamma_1u_1 + \gamma_2u_2 + \gamma_3u_3) = \frac13(1 + \tfrac12\gamma_2 + 1)": {
+            "number 1 -> 2 at 18": "u_1 = u_2 = 1/2 at this record",
+        },
+        r"\gamma^\top u = 0": {
+            r"symbol \gamma -> \beta at 0": "the solution's bias is 0: beta^T u = 0 as well",
+        },
     },
     "book/epsilon.ipynb": {
         r"\lVert f(z) - f(z')\rVert_2 \le L\,\lVert z - z'\rVert_2": {
@@ -147,6 +204,17 @@ EQUIVALENT: dict[str, dict[str, dict[str, str]]] = {
         r"v \ne 0": {
             "symbol v -> y at 0": "a hypothesis that any generic vector meets",
             "number 0 -> 1 at 6": "a hypothesis that any generic vector meets",
+        },
+        r"\gamma \ne 0": {
+            r"symbol \gamma -> \beta at 0": "a hypothesis that any generic gain meets",
+            "number 0 -> 1 at 11": "a hypothesis that any generic gain meets",
+        },
+        r"z \ne z'": {
+            "symbol z -> z' at 6": "a hypothesis (two distinct records) that generic ones meet",
+        },
+        r"\Gamma P \ne 0": {
+            "symbol P -> A at 7": "a nonzero matrix: any generic product is one",
+            "number 0 -> 1 at 13": "a nonzero matrix: any generic product is one",
         },
         r"\lambda_{\mathrm{rad}} = \frac{\varepsilon}{s^2}\cdot\frac1s \le \frac1s": {
             "number 1 -> 2 at 70": _WEAKER,
