@@ -20,8 +20,11 @@ STRICT = {
     "book/benchmarks.md",
     "book/epsilon.ipynb",
     "book/gain.ipynb",
+    "book/bias.ipynb",
 }
 
+_BATCH = ("a sum over the records z_k of a batch (the checker's sums run over the features of "
+          "one record); the cells beside it check it against a loop and central differences")
 _CONSTANT = ("holds at a constant record, the case the sentence names (checked where a cell "
              "binds one)")
 
@@ -102,6 +105,20 @@ UNCHECKED: dict[str, dict[str, str]] = {
         r"\nu = 0.9": "a target value the sentence then evaluates (q/9), typed in the prose",
         r"\nu = 0.99": "a target value the sentence then evaluates (q/99), typed in the prose",
     },
+    "book/bias.ipynb": {
+        r"y_k = \gamma \odot u_\varepsilon(z_k) + \beta": "the output of record k of a batch",
+        r"\begin{aligned} \frac{\partial \ell}{\partial \beta} &= \sum_k g_k,\\ "
+        r"\frac{\partial \ell}{\partial \gamma} &= \sum_k g_k \odot u_\varepsilon(z_k). "
+        r"\end{aligned}": _BATCH,
+        r"\ell = \frac12\sum_k\lVert y_k\rVert_2^2": _BATCH,
+        r"\ell = \frac12\sum_k\lVert y_k - y^\star_k\rVert^2":
+            "a loss over N records and their targets y*_k, which the table does not have",
+        r"N = 6": "the number of records the exercise asks for (its cell uses N = 6)",
+        r"y_k = \beta": "the output of record k of a batch of constant records",
+        r"g_k = \beta - y^\star_k": "the gradient of record k against its target y*_k",
+        r"\sum_k g_k = N\beta - \sum_k y^\star_k": _BATCH,
+        r"\beta = \frac1N\sum_k y^\star_k": "the mean of the N targets (the cell checks it)",
+    },
     "book/gain.ipynb": {
         r"J = P/\sqrt\varepsilon": _CONSTANT,
         r"\gamma_i = 0": "a condition (a zero gain entry), the case the sentence names",
@@ -147,28 +164,36 @@ EQUIVALENT: dict[str, dict[str, dict[str, str]]] = {
         r"{\sqrt\varepsilon} \lVert z - z' \rVert_2": _LIPSCHITZ,
         r"\sigma > 0": {r"symbol \sigma -> s at 0": "s > 0 holds as well"},
     },
+    "book/bias.ipynb": {
+        r"g \odot u = 0": {
+            r"symbol g -> \delta at 0": "the core is 0 at this constant record: any vector times "
+                                        "it is 0",
+        },
+        r"\mathrm{LN}_\varepsilon(z + c\mathbf 1) = \mathrm{LN}_\varepsilon(z)": {
+            "sign + -> - at 26": "equally true: the layer removes every common shift, -c too",
+            "symbol c -> t at 28": "equally true: the layer removes every common shift, t too",
+        },
+    },
     "book/gain.ipynb": {
-        r"y = \gamma \odot u = \left(2 \cdot \tfrac12,\; 0 \cdot \tfrac12,\; (-1)(-1)\right) "
-        r"= (1, 0, 1).": {
-            "number 1 -> 2 at 62": _TIMES_ZERO,
-            "number 2 -> 3 at 63": _TIMES_ZERO,
+        r"\begin{aligned} y &= \gamma \odot u\\ &= \left(2 \cdot \tfrac12,\; 0 \cdot "
+        r"\tfrac12,\; (-1)(-1)\right)\\ &= (1, 0, 1). \end{aligned}": {
+            "number 1 -> 2 at 84": _TIMES_ZERO,
+            "number 2 -> 3 at 85": _TIMES_ZERO,
         },
-        r"g \odot u = (1 \cdot \tfrac12,\; 0 \cdot \tfrac12,\; 1 \cdot (-1)) "
-        r"= \left(\tfrac12, 0, -1\right).": {
-            "number 1 -> 2 at 48": _TIMES_ZERO,
-            "number 2 -> 3 at 49": _TIMES_ZERO,
+        r"\begin{aligned} g \odot u &= (1 \cdot \tfrac12,\; 0 \cdot \tfrac12,\; 1 "
+        r"\cdot (-1))\\ &= \left(\tfrac12, 0, -1\right). \end{aligned}": {
+            "number 1 -> 2 at 65": _TIMES_ZERO,
+            "number 2 -> 3 at 66": _TIMES_ZERO,
         },
-        r"\begin{aligned} \lVert \operatorname{diag}(\gamma) J(z) \rVert_2 &\le "
-        r"\frac{\max_i \lvert \gamma_i \rvert}{\sqrt\varepsilon},\\ "
-        r"\lVert \mathrm{LN}_\varepsilon(z) - \mathrm{LN}_\varepsilon(z') \rVert_2 &\le "
-        r"\frac{\max_i \lvert \gamma_i \rvert}{\sqrt\varepsilon}\, \lVert z - z' \rVert_2 . "
+        r"\begin{aligned} \lVert \operatorname{diag}(\gamma) J(z) \rVert_2 &\le L,\\ "
+        r"\lVert \mathrm{LN}(z) - \mathrm{LN}(z') \rVert_2 &\le L\, \lVert z - z' "
+        r"\rVert_2,\\ L &= \frac{\max_i \lvert \gamma_i \rvert}{\sqrt\varepsilon} . "
         r"\end{aligned}": {
             "symbol J -> A at 52": _WEAKER + " (diag(a) has entries below one: a smaller left side)",
             "symbol z -> z' at 54": "the bound holds at every record, z' as well",
-            "symbol z -> z' at 162": "the left side becomes 0: a weaker statement",
-            r"symbol \gamma -> \beta at 231": "another bound, true for the generic gains as well",
-            "sign - -> + at 279": _WEAKER + " here (the generic z and z' point alike)",
-            "symbol z -> z' at 281": "the right side becomes 0 as well: 0 <= 0",
+            "symbol z -> z' at 95": "the left side becomes 0: a weaker statement",
+            "sign - -> + at 143": _WEAKER + " here (the generic z and z' point alike)",
+            "symbol z -> z' at 145": "the right side becomes 0 as well: 0 <= 0",
         },
         r"\lVert\operatorname{diag}(\gamma)P\rVert_2/\sqrt\varepsilon \le "
         r"\max_i\lvert\gamma_i\rvert/\sqrt\varepsilon": {
@@ -187,19 +212,20 @@ EQUIVALENT: dict[str, dict[str, dict[str, str]]] = {
             "symbol z -> z' at 9": "the left side becomes 0: a weaker statement",
             "sign - -> + at 44": _WEAKER + " here (the generic z and z' point alike)",
         },
-        r"\begin{aligned} \frac{\partial\mu}{\partial z_j} &= \frac1d, \qquad "
-        r"\frac{\partial v_i}{\partial z_j} = I_{ij} - \frac1d = P_{ij},\\ "
-        r"\frac{\partial q}{\partial z_j} &= \frac2d\sum_k v_k\Big(I_{kj} - \frac1d\Big) "
-        r"= \frac2d\Big(v_j - \frac1d\sum_k v_k\Big) = \frac{2v_j}{d},\\ "
-        r"\frac{\partial s}{\partial z_j} &= \frac{1}{2s}\,\frac{\partial q}{\partial z_j} "
-        r"= \frac{v_j}{d\,s},\\ \frac{\partial u_i}{\partial z_j} &= \frac{1}{s^2}"
-        r"\Big(\frac{\partial v_i}{\partial z_j}\,s - v_i\,\frac{\partial s}{\partial z_j}"
-        r"\Big) = \frac{P_{ij}}{s} - \frac{v_i v_j}{d\,s^3}. \end{aligned}": {
+        r"\begin{aligned} \frac{\partial\mu}{\partial z_j} &= \frac1d,\\ "
+        r"\frac{\partial v_i}{\partial z_j} &= I_{ij} - \frac1d = P_{ij},\\ "
+        r"\frac{\partial q}{\partial z_j} &= \frac2d\sum_k v_k\Big(I_{kj} - "
+        r"\frac1d\Big)\\ &= \frac2d\Big(v_j - \frac1d\sum_k v_k\Big) = "
+        r"\frac{2v_j}{d},\\ \frac{\partial s}{\partial z_j} &= "
+        r"\frac{1}{2s}\,\frac{\partial q}{\partial z_j} = \frac{v_j}{d\,s},\\ "
+        r"\frac{\partial u_i}{\partial z_j} &= \frac{1}{s^2}\Big(\frac{\partial "
+        r"v_i}{\partial z_j}\,s - v_i\,\frac{\partial s}{\partial z_j}\Big)\\ &= "
+        r"\frac{P_{ij}}{s} - \frac{v_i v_j}{d\,s^3}. \end{aligned}": {
             "subscript j -> i at 47": "the mean depends on every input alike",
-            "sign - -> + at 198": _SUM_ZERO,
-            "number 1 -> 2 at 205": _SUM_ZERO,
-            "sign - -> + at 233": _SUM_ZERO,
-            "number 1 -> 2 at 240": _SUM_ZERO,
+            "sign - -> + at 194": _SUM_ZERO,
+            "number 1 -> 2 at 201": _SUM_ZERO,
+            "sign - -> + at 232": _SUM_ZERO,
+            "number 1 -> 2 at 239": _SUM_ZERO,
         },
         r"v \ne 0": {
             "symbol v -> y at 0": "a hypothesis that any generic vector meets",

@@ -130,9 +130,6 @@ MAY_SCROLL: dict[tuple[str, str], str] = {}
 CUT_TODAY: dict[tuple[str, int], str] = {
     ("book/api.html", 320): "15 cut",
     ("book/api.html", 390): "12 cut",
-    ("book/bias.html", 320): "2 cut",
-    ("book/epsilon.html", 320): "7 cut",
-    ("book/epsilon.html", 390): "6 cut",
     ("book/exercises.html", 320): "3 cut",
     ("book/exercises.html", 390): "2 cut",
     ("book/floating_point.html", 320): "7 cut",
@@ -140,8 +137,6 @@ CUT_TODAY: dict[tuple[str, int], str] = {
     ("book/floating_point.html", 1366): "2 cut",
     ("book/frameworks.html", 320): "2 cut",
     ("book/frameworks.html", 390): "2 cut",
-    ("book/gain.html", 320): "6 cut",
-    ("book/gain.html", 390): "4 cut",
     ("book/geometry.html", 320): "7 cut",
     ("book/geometry.html", 390): "5 cut",
     ("book/jacobian.html", 320): "4 cut",
