@@ -24,8 +24,12 @@ STRICT = {
     "book/weighted.ipynb",
     "book/transformer.ipynb",
     "book/exercises.ipynb",
+    "book/gain.ipynb",
+    "book/bias.ipynb",
 }
 
+_BATCH = ("a sum over the records z_k of a batch (the checker's sums run over the features of "
+          "one record); the cells beside it check it against a loop and central differences")
 _CONSTANT = ("holds at a constant record, the case the sentence names (checked where a cell "
              "binds one)")
 
@@ -200,16 +204,51 @@ UNCHECKED: dict[str, dict[str, str]] = {
         r"K = \{i : \lvert\gamma_i\rvert = \gamma_{\max}\}": "a set",
         r"K = \{k\}": "a set",
         r"k \ne l": "an index condition",
+        r"l \ne k": "an index condition",
         r"\varepsilon = q\,(1-\nu)/\nu":
             "the solution for a target nu that the sentence names after it",
         r"\lvert\gamma_1\rvert = \lvert\gamma_2\rvert": "a condition (the two gains agree)",
         r"\nu = 0.9": "a target value the sentence then evaluates (q/9), typed in the prose",
         r"\nu = 0.99": "a target value the sentence then evaluates (q/99), typed in the prose",
     },
+    "book/bias.ipynb": {
+        r"y_k = \gamma \odot u_\varepsilon(z_k) + \beta": "the output of record k of a batch",
+        r"\begin{aligned} \frac{\partial \ell}{\partial \beta} &= \sum_k g_k,\\ "
+        r"\frac{\partial \ell}{\partial \gamma} &= \sum_k g_k \odot u_\varepsilon(z_k). "
+        r"\end{aligned}": _BATCH,
+        r"\ell = \frac12\sum_k\lVert y_k\rVert_2^2": _BATCH,
+        r"\ell = \frac12\sum_k\lVert y_k - y^\star_k\rVert^2":
+            "a loss over N records and their targets y*_k, which the table does not have",
+        r"N = 6": "the number of records the exercise asks for (its cell uses N = 6)",
+        r"y_k = \beta": "the output of record k of a batch of constant records",
+        r"g_k = \beta - y^\star_k": "the gradient of record k against its target y*_k",
+        r"\sum_k g_k = N\beta - \sum_k y^\star_k": _BATCH,
+        r"\beta = \frac1N\sum_k y^\star_k": "the mean of the N targets (the cell checks it)",
+    },
+    "book/gain.ipynb": {
+        r"J = P/\sqrt\varepsilon": _CONSTANT,
+        r"\gamma_i = 0": "a condition (a zero gain entry), the case the sentence names",
+        r"y_i = \beta_i": "holds where gamma_i = 0, the condition the sentence names (the cell "
+                          "beside the worked example checks it at gamma_2 = 0)",
+        r"\beta_i = 0": "a condition (a zero bias entry), the case the sentence names",
+        r"\beta_2 = 0.3": "a condition: the nonzero bias entry the sentence supposes",
+        r"\gamma_1 = 2": "an entry the exercise fixes; its solution binds the whole gain",
+        r"\gamma_3 = -1": "an entry the exercise fixes; its solution binds the whole gain",
+        r"\lambda > 0": "the exercise's hypothesis on an eigenvalue it leaves general",
+        r"\kappa \ne 0": "the first case the exercise treats (a condition)",
+        r"\sum_i 1/(\gamma_i^2 - \lambda) = 0":
+            "the equation the exercise asks for, for a general eigenvalue (its solution checks "
+            "it for gamma = (2, 0, -1) and (3, 1, 1))",
+        r"\kappa = 0": "the second case (a condition), not a definition",
+        r"\gamma_i^2 = \lambda": "a condition: the indices on which the eigenvector lives",
+        r"\gamma_2 = -4": "the root of the equation for the entry the exercise leaves open; "
+                          "the gain it gives is bound next, and the output checked",
+    },
 }
 
 _SUM_ZERO = "equally true: the changed term is a multiple of sum_k v_k = 0"
 _WEAKER = "a weaker bound, equally true"
+_TIMES_ZERO = "equally true: the changed factor multiplies 0"
 
 _FIVE = "equally true here: the record (2, 4, 6, 8) has mean and variance both 5"
 _ZERO = "equally true: zero divided by any positive number is zero"
@@ -378,28 +417,84 @@ EQUIVALENT: dict[str, dict[str, dict[str, str]]] = {
             _LIPSCHITZ,
         r"\sigma > 0": {r"symbol \sigma -> s at 0": "s > 0 holds as well"},
     },
+    "book/bias.ipynb": {
+        r"g \odot u = 0": {
+            r"symbol g -> \delta at 0": "the core is 0 at this constant record: any vector times "
+                                        "it is 0",
+        },
+        r"\mathrm{LN}_\varepsilon(z + c\mathbf 1) = \mathrm{LN}_\varepsilon(z)": {
+            "sign + -> - at 26": "equally true: the layer removes every common shift, -c too",
+            "symbol c -> t at 28": "equally true: the layer removes every common shift, t too",
+        },
+    },
+    "book/gain.ipynb": {
+        r"\begin{aligned} y &= \gamma \odot u\\ &= \left(2 \cdot \tfrac12,\; 0 \cdot "
+        r"\tfrac12,\; (-1)(-1)\right)\\ &= (1, 0, 1). \end{aligned}": {
+            "number 1 -> 2 at 84": _TIMES_ZERO,
+            "number 2 -> 3 at 85": _TIMES_ZERO,
+        },
+        r"\begin{aligned} g \odot u &= (1 \cdot \tfrac12,\; 0 \cdot \tfrac12,\; 1 "
+        r"\cdot (-1))\\ &= \left(\tfrac12, 0, -1\right). \end{aligned}": {
+            "number 1 -> 2 at 65": _TIMES_ZERO,
+            "number 2 -> 3 at 66": _TIMES_ZERO,
+        },
+        r"\begin{aligned} \lVert \operatorname{diag}(\gamma) J(z) \rVert_2 &\le L,\\ "
+        r"\lVert \mathrm{LN}(z) - \mathrm{LN}(z') \rVert_2 &\le L\, \lVert z - z' "
+        r"\rVert_2,\\ L &= \frac{\max_i \lvert \gamma_i \rvert}{\sqrt\varepsilon} . "
+        r"\end{aligned}": {
+            "symbol J -> A at 52": (_WEAKER + " (diag(a) has entries below one: a smaller left "
+                                    "side)"),
+            "symbol z -> z' at 54": "the bound holds at every record, z' as well",
+            "symbol z -> z' at 95": "the left side becomes 0: a weaker statement",
+            "sign - -> + at 143": _WEAKER + " here (the generic z and z' point alike)",
+            "symbol z -> z' at 145": "the right side becomes 0 as well: 0 <= 0",
+        },
+        r"\lVert\operatorname{diag}(\gamma)P\rVert_2/\sqrt\varepsilon \le "
+        r"\max_i\lvert\gamma_i\rvert/\sqrt\varepsilon": {
+            r"symbol \gamma -> \beta at 26": "the cell's bias is 0: the left side becomes 0",
+            "symbol P -> A at 33": _WEAKER + " (diag(a) has entries below one)",
+        },
+        r"\frac13(\gamma_1u_1 + \gamma_2u_2 + \gamma_3u_3) = \frac13(1 + \tfrac12\gamma_2 + 1)": {
+            "number 1 -> 2 at 18": "u_1 = u_2 = 1/2 at this record",
+        },
+        r"\gamma^\top u = 0": {
+            r"symbol \gamma -> \beta at 0": "the solution's bias is 0: beta^T u = 0 as well",
+        },
+    },
     "book/epsilon.ipynb": {
         r"\lVert f(z) - f(z')\rVert_2 \le L\,\lVert z - z'\rVert_2": {
             "symbol z -> z' at 9": "the left side becomes 0: a weaker statement",
             "sign - -> + at 44": _WEAKER + " here (the generic z and z' point alike)",
         },
-        r"\begin{aligned} \frac{\partial\mu}{\partial z_j} &= \frac1d, \qquad "
-        r"\frac{\partial v_i}{\partial z_j} = I_{ij} - \frac1d = P_{ij},\\ "
-        r"\frac{\partial q}{\partial z_j} &= \frac2d\sum_k v_k\Big(I_{kj} - \frac1d\Big) "
-        r"= \frac2d\Big(v_j - \frac1d\sum_k v_k\Big) = \frac{2v_j}{d},\\ "
-        r"\frac{\partial s}{\partial z_j} &= \frac{1}{2s}\,\frac{\partial q}{\partial z_j} "
-        r"= \frac{v_j}{d\,s},\\ \frac{\partial u_i}{\partial z_j} &= \frac{1}{s^2}"
-        r"\Big(\frac{\partial v_i}{\partial z_j}\,s - v_i\,\frac{\partial s}{\partial z_j}"
-        r"\Big) = \frac{P_{ij}}{s} - \frac{v_i v_j}{d\,s^3}. \end{aligned}": {
+        r"\begin{aligned} \frac{\partial\mu}{\partial z_j} &= \frac1d,\\ "
+        r"\frac{\partial v_i}{\partial z_j} &= I_{ij} - \frac1d = P_{ij},\\ "
+        r"\frac{\partial q}{\partial z_j} &= \frac2d\sum_k v_k\Big(I_{kj} - "
+        r"\frac1d\Big)\\ &= \frac2d\Big(v_j - \frac1d\sum_k v_k\Big) = "
+        r"\frac{2v_j}{d},\\ \frac{\partial s}{\partial z_j} &= "
+        r"\frac{1}{2s}\,\frac{\partial q}{\partial z_j} = \frac{v_j}{d\,s},\\ "
+        r"\frac{\partial u_i}{\partial z_j} &= \frac{1}{s^2}\Big(\frac{\partial "
+        r"v_i}{\partial z_j}\,s - v_i\,\frac{\partial s}{\partial z_j}\Big)\\ &= "
+        r"\frac{P_{ij}}{s} - \frac{v_i v_j}{d\,s^3}. \end{aligned}": {
             "subscript j -> i at 47": "the mean depends on every input alike",
-            "sign - -> + at 198": _SUM_ZERO,
-            "number 1 -> 2 at 205": _SUM_ZERO,
-            "sign - -> + at 233": _SUM_ZERO,
-            "number 1 -> 2 at 240": _SUM_ZERO,
+            "sign - -> + at 194": _SUM_ZERO,
+            "number 1 -> 2 at 201": _SUM_ZERO,
+            "sign - -> + at 232": _SUM_ZERO,
+            "number 1 -> 2 at 239": _SUM_ZERO,
         },
         r"v \ne 0": {
             "symbol v -> y at 0": "a hypothesis that any generic vector meets",
             "number 0 -> 1 at 6": "a hypothesis that any generic vector meets",
+        },
+        r"\gamma \ne 0": {
+            r"symbol \gamma -> \beta at 0": "a hypothesis that any generic gain meets",
+            "number 0 -> 1 at 11": "a hypothesis that any generic gain meets",
+        },
+        r"z \ne z'": {
+            "symbol z -> z' at 6": "a hypothesis (two distinct records) that generic ones meet",
+        },
+        r"\Gamma P \ne 0": {
+            "symbol P -> A at 7": "a nonzero matrix: any generic product is one",
+            "number 0 -> 1 at 13": "a nonzero matrix: any generic product is one",
         },
         r"\lambda_{\mathrm{rad}} = \frac{\varepsilon}{s^2}\cdot\frac1s \le \frac1s": {
             "number 1 -> 2 at 70": _WEAKER,
