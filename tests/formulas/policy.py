@@ -494,6 +494,7 @@ EQUIVALENT: dict[str, dict[str, dict[str, str]]] = {
         },
         r"\Gamma P \ne 0": {
             "symbol P -> A at 7": "a nonzero matrix: any generic product is one",
+            r"symbol \Gamma -> P at 0": "a nonzero matrix: P P = P is one as well",
             "number 0 -> 1 at 13": "a nonzero matrix: any generic product is one",
         },
         r"\lambda_{\mathrm{rad}} = \frac{\varepsilon}{s^2}\cdot\frac1s \le \frac1s": {
