@@ -399,8 +399,9 @@ def rms_jacobian(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
 
     Notes
     -----
-    .. math:: D\\Big(\\frac{z}{r}\\Big) = \\frac{I}{r} - \\frac{z z^\\top}{d\\, r^3},
-              \\qquad r = \\sqrt{\\tfrac1d \\lVert z\\rVert_2^2 + \\varepsilon}
+    .. math:: \\begin{aligned}
+              D\\Big(\\frac{z}{r}\\Big) &= \\frac{I}{r} - \\frac{z z^\\top}{d\\, r^3},
+              \\\\ r &= \\sqrt{\\tfrac1d \\lVert z\\rVert_2^2 + \\varepsilon} \\end{aligned}
 
     LayerNorm's core is RMSNorm applied to the centered record, so its Jacobian is
     ``rms_jacobian(P z) @ P``. For ``d = 1`` it is :math:`\\varepsilon / r^3`, computed as
