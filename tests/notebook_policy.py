@@ -20,6 +20,9 @@ EXEMPT_PROSE: list[tuple[str, str]] = [
     (r"\bIEEE[ -]?754(?:-\d{4})?\b", "the name of the floating-point standard, not a quantity"),
     (r"\bx86[-_]64\b", "the name of an instruction-set architecture"),
     (r"\bAVX-?512\w*", "the name of an instruction-set extension"),
+    (r"§\s?\d+(?:\.\d+)*|\b(?:eq|Eq|equation|Equation|Table|Section|Algorithm)\.?\s?\(?\d+\)?",
+     "a section, equation, table or algorithm number of a cited work names a place in it, "
+     "not a quantity"),
     (
         r"\b(?:NumPy|numpy|PyTorch|torch|JAX|jax|jaxlib|Flax|flax|Keras|keras|Python|matplotlib"
         r"|OpenBLAS|mpmath|myst-nb|MyST-NB|Jupyter Book|jupyter-book|hypothesis|Hypothesis)"

@@ -24,10 +24,12 @@ nbval's comparison, one test per cell as nbval's plugin reports them.
 
 from __future__ import annotations
 
+import io
 import math
 import pathlib
 import re
 import sys
+import tokenize
 from dataclasses import dataclass
 
 import nbformat
@@ -353,9 +355,27 @@ def evidence_numbers(text: str) -> list[float]:
     return [x for x in numbers if math.isfinite(x)]
 
 
+def without_comments(source: str) -> str:
+    """A cell's source with its comments removed: a number written only in a comment is what
+    someone typed, not what the cell computes, so it witnesses nothing. (A number word's
+    spelling may still be read from a comment, as long as its value is in the code or the
+    outputs: ``assert n == 50  # fifty``.)"""
+    lines = source.splitlines()
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, SyntaxError):  # not Python (a magic): drop whole-line comments
+        return "\n".join("" if line.lstrip().startswith("#") else line for line in lines)
+    for tok in reversed(tokens):
+        if tok.type == tokenize.COMMENT:
+            row, col = tok.start
+            lines[row - 1] = lines[row - 1][:col]
+    return "\n".join(lines)
+
+
 def cell_evidence(cell) -> list[float]:
-    """Numbers in a code cell's source and stored text outputs (stream, text/plain, glue)."""
-    texts = [cell.source]
+    """Numbers in a code cell's source (its comments left out) and stored text outputs (stream,
+    text/plain, text/markdown, glue)."""
+    texts = [without_comments(cell.source)]
     for out in cell.get("outputs", []):
         if out.get("output_type") == "stream":
             texts.append(out.get("text", ""))
@@ -623,7 +643,11 @@ def test_prose_tokens(prose, tokens):
         ("It is 99.5037.", "print(r)", "[ 99.503719  9.9995 ]\n", True),
         ("It is 99.5037.", "print(r)", "[ 99.50372  9.9995 ]\n", True),
         ("sizes 1 to 9", "for d in range(1, 10): pass", "", False),
-        ("fifty times", "assert ratio == 50  # fifty times", "", True),
+        ("fifty times", "assert ratio == 50  # fifty times", "", True),  # 50 computed, named
+        ("fifty times", "ratio = f()  # fifty times, 50", "", False),  # a comment: no witness
+        ("It is 0.1342.", "x = f()  # 0.13416407", "", False),
+        ("It is 0.1342.", "x = f()\n# x is 0.13416407", "", False),
+        ("It is 0.1342.", 'print("# 0.13416407")', "", True),  # a string is not a comment
         ("fifty times", "assert ratio == 50", "", False),  # the word must be written out too
         ("five times", "assert ratio == 50", "", False),
         ("It is 18.5 %.", "print(err)", "0.185\n", True),
