@@ -44,13 +44,16 @@ UNCHECKED: dict[str, dict[str, str]] = {
         r"J = D\phi(v)\,P": "phi is the radial map the sentence names in words; the checker "
                             "has no symbol for it (J itself is checked in the next cell)",
         r"q = 0": "a condition (where 1/s is largest), not a binding",
-        r"\ell_\varepsilon(\alpha W) = \ell_{\varepsilon/\alpha^2}(W), \qquad "
-        r"\nabla\ell_\varepsilon(\alpha W) = \tfrac1\alpha\,\nabla\ell_{\varepsilon/\alpha^2}(W),":
+        r"\begin{aligned} \ell_\varepsilon(\alpha W) &= \ell_{\varepsilon/\alpha^2}(W),\\ "
+        r"\nabla\ell_\varepsilon(\alpha W) &= \tfrac1\alpha\,\nabla\ell_{\varepsilon/\alpha^2}(W), "
+        r"\end{aligned}":
             _BATCH_LOSS,
-        r"\alpha W - \eta\,\nabla\ell_\varepsilon(\alpha W) = \alpha\Big(W - "
-        r"\frac{\eta}{\alpha^2}\,\nabla\ell_{\varepsilon/\alpha^2}(W)\Big),": _BATCH_LOSS,
-        r"\mathrm{gap}(\alpha) = \frac{\lVert \alpha\,\nabla\ell_\varepsilon(\alpha W) - "
-        r"\nabla\ell_\varepsilon(W)\rVert} {\lVert\nabla\ell_\varepsilon(W)\rVert},": _BATCH_LOSS,
+        r"\begin{aligned} &\alpha W - \eta\,\nabla\ell_\varepsilon(\alpha W)\\ &= \alpha\Big(W - "
+        r"\frac{\eta}{\alpha^2}\,\nabla\ell_{\varepsilon/\alpha^2}(W)\Big), \end{aligned}":
+            _BATCH_LOSS,
+        r"\begin{aligned} &\mathrm{gap}(\alpha)\\ &= \frac{\lVert \alpha\,\nabla\ell_\varepsilon"
+        r"(\alpha W) - \nabla\ell_\varepsilon(W)\rVert} {\lVert\nabla\ell_\varepsilon(W)\rVert}, "
+        r"\end{aligned}": _BATCH_LOSS,
         r"\lVert M\rVert_F = \big(\sum_{ij} M_{ij}^2\big)^{1/2}":
             "the definition of the Frobenius norm of a matrix M: notation, not a claim",
         r"\ell = \sum_k C_k^\top u_\varepsilon(Wx_k)":
@@ -61,9 +64,9 @@ UNCHECKED: dict[str, dict[str, str]] = {
         r"= \sum_k \langle J C_k, z_k\rangle = \sum_k \langle C_k, J v_k\rangle": _BATCH_LOSS,
         r"J = J(z_k)": _BATCH_RECORD,
         r"J z_k = J v_k": _BATCH_RECORD,
-        r"\langle\nabla\ell_\varepsilon(W), W\rangle = \sum_k \lambda_{\mathrm{rad},k}\,"
-        r"\langle C_k, v_k\rangle , \qquad \lambda_{\mathrm{rad},k} = \varepsilon/s_k^3 :":
-            _BATCH_LOSS,
+        r"\begin{aligned} \langle\nabla\ell_\varepsilon(W), W\rangle &= \sum_k "
+        r"\lambda_{\mathrm{rad},k}\,\langle C_k, v_k\rangle ,\\ \lambda_{\mathrm{rad},k} &= "
+        r"\varepsilon/s_k^3 : \end{aligned}": _BATCH_LOSS,
         r"\lVert W - \eta\nabla\ell\rVert^2 = \lVert W\rVert^2 + \eta^2\lVert\nabla\ell\rVert^2":
             _BATCH_LOSS,
         r"\kappa > 0": "a condition: the weight-decay coefficient is positive",
@@ -252,11 +255,11 @@ EQUIVALENT: dict[str, dict[str, dict[str, str]]] = {
     },
     "book/sensitivity.ipynb": {
         r"\lVert Du_\varepsilon(z)\rVert_2 = \begin{cases} 0, & d = 1,\\[2pt] "
-        r"\dfrac{\varepsilon}{(q+\varepsilon)^{3/2}}, & d = 2,\\[8pt] "
-        r"\dfrac{1}{\sqrt{q+\varepsilon}}, & d \ge 3 . \end{cases}": {
+        r"\frac{\varepsilon}{(q+\varepsilon)^{3/2}}, & d = 2,\\[8pt] "
+        r"\frac{1}{\sqrt{q+\varepsilon}}, & d \ge 3 . \end{cases}": {
             "number 0 -> 1 at 50": _SEEDS_D,
             "symbol d -> c at 55": _SEEDS_D,
-            "number 3 -> 4 at 170": _SEEDS_D,
+            "number 3 -> 4 at 168": _SEEDS_D,
         },
         r"\lVert Du_\varepsilon(z)\rVert_2 \le \varepsilon^{-1/2}": {
             "symbol z -> z' at 22": "the same bound at another record: equally true",
@@ -289,9 +292,12 @@ EQUIVALENT: dict[str, dict[str, dict[str, str]]] = {
             "symbol v -> y at 0": "a hypothesis that any generic vector meets",
             "number 0 -> 1 at 6": "a hypothesis that any generic vector meets",
         },
-        r"\frac{\lVert u_\varepsilon(z+\delta) - u_\varepsilon(z)\rVert_2}{\lVert \delta"
-        r"\rVert_2} = \frac{1}{\sqrt{\tau^2 + \varepsilon}} = \frac{\varepsilon^{-1/2}}"
-        r"{\sqrt{1 + \tau^2/\varepsilon}} .": _AT_CONSTANT,
+        r"\begin{aligned} \frac{\lVert u_\varepsilon(z+\delta) - u_\varepsilon(z)\rVert_2}"
+        r"{\lVert \delta\rVert_2} &= \frac{1}{\sqrt{\tau^2 + \varepsilon}}\\ &= "
+        r"\frac{\varepsilon^{-1/2}}{\sqrt{1 + \tau^2/\varepsilon}} . \end{aligned}": {
+            "sign + -> - at 45": _AT_CONSTANT["sign + -> - at 29"],
+            "sign - -> + at 54": _AT_CONSTANT["sign - -> + at 38"],
+        },
         r"\lVert \begin{pmatrix}0&0\\-3/8&3/8\end{pmatrix}\rVert_2 = \frac{3\sqrt2}{8}": {
             "sign - dropped at 27": "equally true: a matrix with one nonzero row has the norm of "
                                     "that row, whatever its signs",
@@ -306,8 +312,16 @@ EQUIVALENT: dict[str, dict[str, dict[str, str]]] = {
                                    "below ||diag(3, 1, 1) P|| / sqrt(eps) at the seeds: a weaker "
                                    "statement here",
         },
-        r"\frac{\lVert u_\varepsilon(z+\delta) - u_\varepsilon(z)\rVert_\infty}{\lVert \delta"
-        r"\rVert_\infty} = \frac{3/2}{\sqrt{\tfrac34\tau^2 + \varepsilon}} ,": _AT_CONSTANT,
+        r"\begin{aligned} R &= \lVert u_\varepsilon(z+\delta) - u_\varepsilon(z)\rVert_\infty/"
+        r"\lVert \delta\rVert_\infty\\ &= \frac{3/2}{\sqrt{\tfrac34\tau^2 + \varepsilon}} , "
+        r"\end{aligned}": {
+            "sign + -> - at 44": _AT_CONSTANT["sign + -> - at 29"],
+            "sign - -> + at 53": _AT_CONSTANT["sign - -> + at 38"],
+        },
+        r"R > \varepsilon^{-1/2}": {
+            "number 2 -> 3 at 20": "a weaker bound at the seeded stabilizers, which the ratio "
+                                   "of the constant record meets as well",
+        },
         r"\lVert\operatorname{diag}(\gamma)P\rVert_2/\sqrt\varepsilon \le \max_i\lvert\gamma_i"
         r"\rvert/\sqrt\varepsilon": {
             "symbol P -> A at 33": "equally true: A = diag(a) has norm below 1, so "
@@ -336,12 +350,12 @@ EQUIVALENT: dict[str, dict[str, dict[str, str]]] = {
         r"u_i^2 = v_i^2/(q + \varepsilon) \le (d-1)\,q/(q+\varepsilon)": {
             "sign - -> + at 38": _WEAKER,
         },
-        r"\operatorname{diag}(\gamma) J = \begin{pmatrix} 0 & 0\\ 0 & 2\end{pmatrix} "
-        r"\frac{3}{16}\begin{pmatrix}1 & -1\\ -1 & 1\end{pmatrix} = \begin{pmatrix} 0 & 0\\ "
-        r"-\frac38 & \frac38 \end{pmatrix}.": {
-            "number 1 -> 2 at 103": _ZERO_ROW,
-            "sign - dropped at 107": _ZERO_ROW,
-            "number 1 -> 2 at 108": _ZERO_ROW,
+        r"\begin{aligned} \operatorname{diag}(\gamma) J &= \begin{pmatrix} 0 & 0\\ 0 & 2"
+        r"\end{pmatrix} \frac{3}{16}\begin{pmatrix}1 & -1\\ -1 & 1\end{pmatrix}\\ &= "
+        r"\begin{pmatrix} 0 & 0\\ -\frac38 & \frac38 \end{pmatrix}. \end{aligned}": {
+            "number 1 -> 2 at 120": _ZERO_ROW,
+            "sign - dropped at 124": _ZERO_ROW,
+            "number 1 -> 2 at 125": _ZERO_ROW,
         },
         r"v \ne 0": {
             "symbol v -> y at 0": "a hypothesis that any generic vector meets",
