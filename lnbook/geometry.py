@@ -40,7 +40,7 @@ def plane_basis(d: int) -> np.ndarray:
 
     Notes
     -----
-    The rows ``b_k`` satisfy ``b_k · 1 = 0`` and ``b_j · b_k = δ_jk``, so ``Q = basis`` gives
+    The rows ``f_k`` satisfy ``f_k · 1 = 0`` and ``f_j · f_k = δ_jk``, so ``Q = basis`` gives
     ``Q^T Q = P`` and ``Q P z`` are the plane coordinates of a record. See :ref:`ch-geometry`.
 
     Examples
@@ -54,7 +54,7 @@ def plane_basis(d: int) -> np.ndarray:
     _checks.fits((d - 1) * d, f"the basis of the plane of d = {d} features")
     basis = np.zeros((d - 1, d))
     for k in range(1, d):
-        # b_k = (1, ..., 1, -k, 0, ..., 0) / sqrt(k (k + 1))
+        # f_k = (1, ..., 1, -k, 0, ..., 0) / sqrt(k (k + 1))
         basis[k - 1, :k] = 1.0
         basis[k - 1, k] = -k
         basis[k - 1] /= np.sqrt(k * (k + 1))

@@ -1333,7 +1333,7 @@ def plot_geometry_picture(*, z: ArrayLike | None = None, eps: float = 1.0,
 
     Notes
     -----
-    Top, in the orthonormal coordinates :math:`b_1^\top z`, :math:`b_2^\top z` of the plane:
+    Top, in the orthonormal coordinates :math:`f_1^\top z`, :math:`f_2^\top z` of the plane:
     ``top.collections`` are the projections :math:`v = Pz` (grey), the cores
     :math:`u_\varepsilon(z)` (blue) and :math:`u_0(z)` (vermillion, on the dashed circle of
     radius :math:`\sqrt 3`), each on the ray through its ``v``. Bottom: the radial map
@@ -1371,8 +1371,8 @@ def plot_geometry_picture(*, z: ArrayLike | None = None, eps: float = 1.0,
     top.update_datalim([(-lim, -lim), (lim, lim)])
     top.margins(0.0)
     top.set_aspect("equal", adjustable="datalim")
-    top.set(xlabel=r"$b_1^\top z$",
-            ylabel=r"$b_2^\top z$",
+    top.set(xlabel=r"$f_1^\top z$",
+            ylabel=r"$f_2^\top z$",
             title=r"the plane $\mathbf{1}^\perp$ of centered records, $d = 3$")
     others = iter(PALETTE[2:])
     for e, profile in zip(data["eps_values"], data["profile"]):

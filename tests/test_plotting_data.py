@@ -307,8 +307,8 @@ def test_placement_gradient_data_errors(kwargs, message):
 
 
 def test_geometry_picture_data_by_hand():
-    """z = (1, 2, 3): v = (-1, 0, 1), q = 2/3; with b_1 = (1, -1, 0)/sqrt 2 and
-    b_2 = (1, 1, -2)/sqrt 6 its plane coordinates are (-1/sqrt 2, -3/sqrt 6); u_0 = v/sqrt(2/3)
+    """z = (1, 2, 3): v = (-1, 0, 1), q = 2/3; with f_1 = (1, -1, 0)/sqrt 2 and
+    f_2 = (1, 1, -2)/sqrt 6 its plane coordinates are (-1/sqrt 2, -3/sqrt 6); u_0 = v/sqrt(2/3)
     and, with eps = 2/3, u_eps = v/sqrt(4/3)."""
     data = figures.geometry_picture_data(z=[[1.0, 2.0, 3.0]], eps=2 / 3, eps_values=(1.0,))
     v = np.array([-(2**-0.5), -3 * 6**-0.5])

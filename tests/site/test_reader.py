@@ -135,13 +135,6 @@ CUT_TODAY: dict[tuple[str, int], str] = {
     ("book/floating_point.html", 1366): "2 cut",
     ("book/frameworks.html", 320): "2 cut",
     ("book/frameworks.html", 390): "2 cut",
-    ("book/geometry.html", 320): "7 cut",
-    ("book/geometry.html", 390): "5 cut",
-    ("book/jacobian.html", 320): "4 cut",
-    ("book/jacobian.html", 390): "4 cut",
-    ("book/sensitivity.html", 320): "4 cut",
-    ("book/sensitivity.html", 390): "2 cut",
-    ("book/sensitivity.html", 1366): "1 cut",
 }
 CUT_REPORT = ROOT / "_build" / "cut-formulas.md"
 _cut: dict[tuple[str, int], list[dict]] = {}
