@@ -16,6 +16,14 @@ or making the code cell beside the prose print or assert it, over exempting it h
 
 from __future__ import annotations
 
+# a library named with its version ("torch 2.13.0"); tests/test_testing_page.py checks that
+# each is the pinned version
+LIBRARY_VERSION = (
+    r"\b(?:NumPy|numpy|PyTorch|torch|JAX|jax|jaxlib|Flax|flax|Keras|keras|Python|matplotlib"
+    r"|OpenBLAS|mpmath|myst-nb|MyST-NB|Jupyter Book|jupyter-book|hypothesis|Hypothesis)"
+    r"(?:'s)? (?:version )?v?\d+(?:\.\d+)+\b"
+)
+
 EXEMPT_PROSE: list[tuple[str, str]] = [
     (r"\bIEEE[ -]?754(?:-\d{4})?\b", "the name of the floating-point standard, not a quantity"),
     (r"\bx86[-_]64\b", "the name of an instruction-set architecture"),
@@ -24,9 +32,7 @@ EXEMPT_PROSE: list[tuple[str, str]] = [
      "a section, equation, table or algorithm number of a cited work names a place in it, "
      "not a quantity"),
     (
-        r"\b(?:NumPy|numpy|PyTorch|torch|JAX|jax|jaxlib|Flax|flax|Keras|keras|Python|matplotlib"
-        r"|OpenBLAS|mpmath|myst-nb|MyST-NB|Jupyter Book|jupyter-book|hypothesis|Hypothesis)"
-        r"(?:'s)? (?:version )?v?\d+(?:\.\d+)+\b",
+        LIBRARY_VERSION,
         "a library version names the release a fact was checked against (cited in the "
         "bibliography), it is not a computed number",
     ),

@@ -91,7 +91,7 @@ def prose_versions() -> list[tuple[str, str, str, str]]:
     sys.path.insert(0, str(ROOT / "tests"))
     import notebook_policy
 
-    pattern = re.compile(notebook_policy.EXEMPT_PROSE[3][0])
+    pattern = re.compile(notebook_policy.LIBRARY_VERSION)
     found = []
     for path in sorted((ROOT / "book").iterdir()):
         if path.suffix == ".ipynb":
