@@ -290,7 +290,6 @@ UNCHECKED: dict[str, dict[str, str]] = {
         r"\lVert M\rVert_2 = \max_{\delta \ne 0} \frac{\lVert M\delta\rVert_2}"
         r"{\lVert\delta\rVert_2},":
             "the definition of the operator norm, a maximum over every nonzero vector",
-        r"z' = z + \tau\delta": "a substitution the sentence makes (putting z' = ...)",
         r"i = j": "an index condition inside the definition of I_{ij}",
         r"J = P/\sqrt\varepsilon": _CONSTANT,
         r"v = 0": _CONSTANT,
@@ -700,6 +699,9 @@ EQUIVALENT: dict[str, dict[str, dict[str, str]]] = {
         },
         r"\gamma^\top u = 0": {
             r"symbol \gamma -> \beta at 0": "the solution's bias is 0: beta^T u = 0 as well",
+        },
+        r"d \ge 2": {
+            "number 2 -> 3 at 6": "a condition its record (1, 1, -2) meets: d = 3",
         },
     },
     "book/epsilon.ipynb": {
