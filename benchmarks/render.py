@@ -175,22 +175,30 @@ def conditions(data: dict) -> list[str]:
     if m["mode"] == "full" and sizes["rounds"] < FULL_ROUNDS:
         few = (f" That is fewer rounds than the {FULL_ROUNDS} of a full measurement: a trial of "
                "the script, whose figures are not a measurement to rely on.")
+    n_runs = len(data.get("runs", [])) or 1
+    if n_runs > 1:
+        when = (f"Measured by `{m['command']}`; the last of the {n_runs} runs started on "
+                f"{m['date']} and took {m['wall time, s']:.0f} s of wall time, and the "
+                "figures of this section are that run's")
+    else:
+        when = (f"Measured on {m['date']} by `{m['command']}`, in "
+                f"{m['wall time, s']:.0f} s of wall time")
+    over = "the run" if n_runs == 1 else "that run"
     cpu = m["other processes' CPU"]
     per_race = [r["other processes' CPU"] for r in races(data["results"])]
     if cpu is None or None in per_race:
         cpu_text = "not measured (no `/proc/stat`)"
     else:
-        cpu_text = (f"{_cores(cpu['cores'])} on average over the run; from "
+        cpu_text = (f"{_cores(cpu['cores'])} on average over {over}; from "
                     f"{_cores(min(c['cores'] for c in per_race))} to "
                     f"{_cores(max(c['cores'] for c in per_race))} during a race "
                     f"(quiet at most {QUIET_CORES:g})")
-        steal_text = (f"{cpu['steal, cores']:.2f} on average over the run; at most "
+        steal_text = (f"{cpu['steal, cores']:.2f} on average over {over}; at most "
                       f"{max(c['steal, cores'] for c in per_race):.2f} during a race")
     lines = [
         "## Conditions of this run",
         "",
-        f"Measured on {m['date']} by `{m['command']}`, in {m['wall time, s']:.0f} s of wall "
-        f"time{TINY_NOTE if m['mode'] == 'tiny' else ''}."
+        f"{when}{TINY_NOTE if m['mode'] == 'tiny' else ''}."
         f" Each race ran {sizes['rounds']} interleaved rounds, each side's calls per timing "
         f"calibrated so that one timing lasted at least {sizes['min time'] * 1e3:.0f} ms."
         f"{few}",
@@ -214,7 +222,7 @@ def conditions(data: dict) -> list[str]:
         lines.append(f"| hypervisor's steal time, cores | {steal_text} |")
     lines += [
         f"| load average (1 min; counts the benchmark's own threads) | "
-        f"{_load(m['load before'])} before the run, {_load(m['load after'])} after |",
+        f"{_load(m['load before'])} before {over}, {_load(m['load after'])} after |",
         "",
     ]
     return lines

@@ -278,3 +278,6 @@ def test_render_knows_the_full_run_and_the_static_page_says_what_run_does():
     assert "(15 by default)" in text and "(100 ms in a full run:" in text
     assert "for n = 1 and n = 2" in text
     assert f"at or below {render.QUIET_CORES:g} core in every race" in text
+    from lnbook import _kernel
+
+    assert _kernel._BLOCK * 8 == 2 * 2**20 and "blocks of about 2 MiB" in text

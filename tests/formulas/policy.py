@@ -257,7 +257,7 @@ UNCHECKED: dict[str, dict[str, str]] = {
             "a recurrence over the blocks l of a stack, with sublayers F_l of their own",
         r"F(a) = W_2\,\mathrm{relu}(W_1 a + b_1) + b_2":
             "defines the sublayer, with weights W_1 (2d x d) and W_2 (d x 2d) of its own",
-        r"\ell = \sum_{t} C_t^\top y_t": "a sum over the T records of the stack's output",
+        r"\ell = \sum_{j} C_j^\top y_j": "a sum over the T token records j of the stack's output",
         r"L = 2, 4, 8, 16, 32": "the list of depths of the experiment",
         r"L = 2": "a depth the sentence names (the experiment's smallest)",
         r"L = 32": "a depth the sentence names (the experiment's largest)",
@@ -277,6 +277,7 @@ UNCHECKED: dict[str, dict[str, str]] = {
         r"q = q/(q+\varepsilon)": "the fixed-point equation the sentence solves, a condition",
         r"q^\ast = 1 - \varepsilon": "the fixed point of the recursion over the blocks, a limit",
         r"q_0 = 1.25": "the start of the recursion, the variance of the exercise's (1, 2, 3, 4)",
+        r"q_0 > 0": "a condition: the non-constant record the sentence supposes",
         r"q_8 \approx 0.9000": "the eighth term of the recursion over the blocks",
         r"q^\ast = 0.9": "the fixed point of the recursion at epsilon = 0.1, a limit",
         r"W\xi = \mathbf 1": "a condition that chooses the data shift xi",
