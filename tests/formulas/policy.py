@@ -57,6 +57,8 @@ UNCHECKED: dict[str, dict[str, str]] = {
             "asserts it at the worked record (rtol 1e-4)",
     },
     "book/shift.ipynb": {
+        r"d \le 2": ("a condition: the case the sentence names (one or two features); the "
+                     "cell beside it checks that the median is then the mean"),
         r"\varepsilon = 0": ("a condition: the unstabilized formula the sentence names, not a "
                              "binding"),
         r"\{w : \mathbf 1^\top w = 0\}": "a set: the hyperplane of mean-zero records",
