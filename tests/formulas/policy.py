@@ -202,9 +202,9 @@ UNCHECKED: dict[str, dict[str, str]] = {
         r"\mu - \mu_0 = -\theta_0":
             "the rounding error of a computed mean mu_0, a rounded value the checker does "
             "not model",
-        r"\begin{aligned} \mu_0 &= \operatorname{fl}\Big(\frac1d\sum_i z_i\Big), & w &= "
+        r"\begin{aligned} \mu_0 &= \operatorname{fl}\Big(\frac1d\sum_i z_i\Big),\\ w &= "
         r"\operatorname{fl}(z - \mu_0),\\ \Delta &= \operatorname{fl}\Big(\frac1d\sum_i "
-        r"w_i\Big), & v &= \operatorname{fl}(w - \Delta),\\ \mu &= \operatorname{fl}(\mu_0 + "
+        r"w_i\Big),\\ v &= \operatorname{fl}(w - \Delta),\\ \mu &= \operatorname{fl}(\mu_0 + "
         r"\Delta). \end{aligned}":
             "a rounded operation fl(.), which the checker does not model (the cells beside "
             "measure it)",
@@ -221,8 +221,8 @@ UNCHECKED: dict[str, dict[str, str]] = {
         r"\rho\,|\mu|/\sigma \approx":
             "evaluated at the offset 1e12 that the sentence names (a value of other records; "
             "glued from the cell beside)",
-        r"\begin{aligned} \mu_k &= \mu_{k-1} + \frac{z_k - \mu_{k-1}}{k},\\ M_k &= M_{k-1} + "
-        r"(z_k - \mu_{k-1})(z_k - \mu_k),\\ q &= \frac{M_d}{d} . \end{aligned}":
+        r"\begin{aligned} \mu_k &= \mu_{k-1} + \frac{z_k - \mu_{k-1}}{k},\\ M_k &= M_{k-1}\\ "
+        r"&\quad + (z_k - \mu_{k-1})(z_k - \mu_k),\\ q &= \frac{M_d}{d} . \end{aligned}":
             "a recurrence over the first k features (Welford's), not symbols of the table; "
             "the cell beside runs it by hand",
         r"\mu_1 = 1":
