@@ -130,11 +130,6 @@ MAY_SCROLL: dict[tuple[str, str], str] = {}
 CUT_TODAY: dict[tuple[str, int], str] = {
     ("book/api.html", 320): "15 cut",
     ("book/api.html", 390): "12 cut",
-    ("book/floating_point.html", 320): "7 cut",
-    ("book/floating_point.html", 390): "5 cut",
-    ("book/floating_point.html", 1366): "2 cut",
-    ("book/frameworks.html", 320): "2 cut",
-    ("book/frameworks.html", 390): "2 cut",
 }
 CUT_REPORT = ROOT / "_build" / "cut-formulas.md"
 _cut: dict[tuple[str, int], list[dict]] = {}
