@@ -70,10 +70,12 @@ def jacobian(
     With :math:`s = \\sqrt{q+\\varepsilon}`, :math:`u = v/s` and
     :math:`\\hat v = v/\\lVert v\\rVert_2`,
 
-    .. math:: \\begin{aligned} J = Du_\\varepsilon(z)
-              &= \\frac{P}{s} - \\frac{v v^\\top}{d\\,s^3} \\\\
-              &= \\frac{P - \\hat v \\hat v^\\top}{s} + \\frac{\\varepsilon}{s^3}\\,
-              \\hat v \\hat v^\\top , \\end{aligned}
+    .. math:: J = Du_\\varepsilon(z) = \\frac{P}{s} - \\frac{v v^\\top}{d\\,s^3},
+
+    that is,
+
+    .. math:: J = \\frac{P - \\hat v \\hat v^\\top}{s}
+              + \\frac{\\varepsilon}{s^3}\\, \\hat v \\hat v^\\top ,
 
     since :math:`\\lVert v\\rVert_2^2 = dq` and :math:`1/s - q/s^3 = \\varepsilon/s^3`.
     ``J`` is symmetric and ``J 1 = 0``. For ``d = 2`` the first term vanishes

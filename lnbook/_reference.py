@@ -195,8 +195,9 @@ def ulp_error(
         {\\operatorname{ulp}(\\max_i \\lvert u_i \\rvert)}
 
     ``ulp(x)`` is ``np.spacing`` of ``x`` rounded to ``dtype``: the gap to the next number
-    of that format (at its largest finite number, the gap below it). The error is normwise, so a tiny component is not judged by its own
-    (tiny) ulp; a computation that rounds each component once scores at most 1/2. A record
+    of that format (at its largest finite number, the gap below it). The error is normwise,
+    so a tiny component is not judged by its own (tiny) ulp; a computation that rounds each
+    component once scores at most 1/2. A record
     whose exact result is all zeros is measured in units of the smallest subnormal. See the
     :ref:`ch-floating-point`.
 

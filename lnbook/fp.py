@@ -87,8 +87,8 @@ def welford(z: ArrayLike, *, dtype: DTypeLike = np.float64) -> tuple[np.ndarray,
     After the first :math:`k` features, :math:`\\mu_k` is their mean and :math:`M_k` the sum
     of their squared deviations from it:
 
-    .. math:: \\mu_k = \\mu_{k-1} + \\frac{z_k - \\mu_{k-1}}{k}, \\qquad
-              M_k = M_{k-1} + (z_k - \\mu_{k-1})(z_k - \\mu_k),
+    .. math:: \\begin{aligned} \\mu_k &= \\mu_{k-1} + \\frac{z_k - \\mu_{k-1}}{k}, \\\\
+              M_k &= M_{k-1} \\\\ &\\quad + (z_k - \\mu_{k-1})(z_k - \\mu_k), \\end{aligned}
 
     and :math:`q = M_d/d`. Only differences from the running mean are squared, so unlike
     :math:`E[z^2] - E[z]^2` nothing of size :math:`\\mu^2` is ever subtracted
@@ -157,8 +157,8 @@ def merge_stats(
     With :math:`\\delta = \\mu_b - \\mu_a` and :math:`n = n_a + n_b`
     (Chan, Golub and LeVeque, 1983):
 
-    .. math:: \\mu = \\mu_a + \\delta \\frac{n_b}{n}, \\qquad
-              n q = n_a q_a + n_b q_b + \\delta^2 \\frac{n_a n_b}{n} .
+    .. math:: \\begin{aligned} \\mu &= \\mu_a + \\delta \\frac{n_b}{n}, \\\\
+              n q &= n_a q_a + n_b q_b + \\delta^2 \\frac{n_a n_b}{n} . \\end{aligned}
 
     Merging the parts of a record in a balanced tree is what :func:`chan_stats` does and what
     PyTorch's CPU LayerNorm kernel does. See :ref:`ch-floating-point`.
@@ -471,11 +471,14 @@ def pairwise_depth(d: int) -> int:
     computed sum :math:`\\hat S` of :math:`x_1, \\dots, x_d` satisfies
     (:cite:t:`higham2002accuracy`, section 4.2)
 
-    .. math:: |\\hat S - S| \\le \\gamma_{k(d)} \\sum_i |x_i|, \\qquad
-              \\gamma_k = \\frac{k\\rho}{1 - k\\rho},
+    .. math:: \\begin{aligned} |\\hat S - S| &\\le \\gamma_{k(d)} \\sum_i |x_i|, \\\\
+              \\gamma_k &= \\frac{k\\rho}{1 - k\\rho}, \\end{aligned}
 
-    with :math:`k(d)` about :math:`\\log_2(d/128) + 18` for large :math:`d`: not
-    :math:`\\log_2 d`, and not :math:`d - 1`. See :ref:`ch-floating-point`.
+    where :math:`k(d)` is :math:`\\log_2(d/128) + 18` when ``d`` is 128 times a power of two
+    and departs from it by up to about 6 for other ``d`` up to ``2**16``: not
+    :math:`\\log_2 d`, and not :math:`d - 1`. This is the order of ``np.sum`` along a
+    contiguous last axis; along another axis numpy adds sequentially. See
+    :ref:`ch-floating-point`.
 
     References
     ----------

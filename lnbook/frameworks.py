@@ -212,9 +212,9 @@ def layer_norm_variant(
     With :math:`s^2 = \\frac{1}{d - \\mathrm{ddof}}\\lVert v \\rVert^2` (or the fast
     :math:`\\max(0, \\overline{z^2} - \\mu^2)\\,\\frac{d}{d-\\mathrm{ddof}}`),
 
-    .. math:: y = \\gamma \\odot \\frac{v}{\\sqrt{s^2 + \\varepsilon}} + \\beta
-              \\quad\\text{or}\\quad
-              y = \\gamma \\odot \\frac{v}{s + \\varepsilon} + \\beta ,
+    .. math:: \\begin{aligned} y &= \\gamma \\odot \\frac{v}{\\sqrt{s^2 + \\varepsilon}} + \\beta
+              \\quad\\text{or} \\\\ y &= \\gamma \\odot \\frac{v}{s + \\varepsilon} + \\beta ,
+              \\end{aligned}
 
     where :math:`v = z - \\mu\\mathbf 1` (or :math:`v = z` without centering). The defaults
     with ``eps = 1e-5`` are :func:`lnbook.layer_norm`, whose corrected two-pass statistics

@@ -204,14 +204,14 @@ UNCHECKED: dict[str, dict[str, str]] = {
         r"g_i u_i, \\ \frac{\partial \ell}{\partial \beta_i} &= \sum_{\text{records}} g_i "
         r"\end{aligned}":
             "a sum over the records of a batch",
-        r"\mu_k = \mu_{k-1} + \frac{z_k - \mu_{k-1}}{k}, \qquad "
-        r"M_k = M_{k-1} + (z_k - \mu_{k-1})(z_k - \mu_k),":
+        r"\begin{aligned} \mu_k &= \mu_{k-1} + \frac{z_k - \mu_{k-1}}{k}, \\ M_k &= M_{k-1} "
+        r"\\ &\quad + (z_k - \mu_{k-1})(z_k - \mu_k), \end{aligned}":
             "a recurrence over the first k entries (Welford's), not symbols of the table",
         r"q = M_d/d": "the last term of that recurrence",
         r"\delta = \mu_b - \mu_a": "the statistics of two parts a and b of a record",
         r"n = n_a + n_b": "the statistics of two parts a and b of a record",
-        r"\mu = \mu_a + \delta \frac{n_b}{n}, \qquad "
-        r"n q = n_a q_a + n_b q_b + \delta^2 \frac{n_a n_b}{n} .":
+        r"\begin{aligned} \mu &= \mu_a + \delta \frac{n_b}{n}, \\ n q &= n_a q_a + n_b q_b + "
+        r"\delta^2 \frac{n_a n_b}{n} . \end{aligned}":
             "the statistics of two parts a and b of a record",
         r"|\delta| \le \rho": "a rounding error here (the notation's delta is a perturbation)",
         r"d < 8": "a condition (the case the sentence treats)",
@@ -219,8 +219,8 @@ UNCHECKED: dict[str, dict[str, str]] = {
         r"m = d - (d \bmod 8)": "\bmod is not in the checker's subset",
         r"k(d) = (m/8 - 1) + 3 + (d \bmod 8)": "\bmod is not in the checker's subset",
         r"k(d) = 1 + \max(k(d_1), k(d - d_1))": "a recursive definition",
-        r"|\hat S - S| \le \gamma_{k(d)} \sum_i |x_i|, \qquad "
-        r"\gamma_k = \frac{k\rho}{1 - k\rho},":
+        r"\begin{aligned} |\hat S - S| &\le \gamma_{k(d)} \sum_i |x_i|, \\ \gamma_k &= "
+        r"\frac{k\rho}{1 - k\rho}, \end{aligned}":
             "a rounding-error bound for a computed sum S-hat (gamma_k is Higham's constant "
             "here, not the gain)",
         r"\rho = 2^{-8}": "the unit roundoff of bfloat16, a format numpy does not have",
@@ -229,8 +229,8 @@ UNCHECKED: dict[str, dict[str, str]] = {
         r"\end{aligned}":
             "statistics over the batch axis b (BatchNorm), not over a record",
         r"s^2 = \frac{1}{d - \mathrm{ddof}}\lVert v \rVert^2": "ddof is the function's option",
-        r"y = \gamma \odot \frac{v}{\sqrt{s^2 + \varepsilon}} + \beta \quad\text{or}\quad "
-        r"y = \gamma \odot \frac{v}{s + \varepsilon} + \beta ,":
+        r"\begin{aligned} y &= \gamma \odot \frac{v}{\sqrt{s^2 + \varepsilon}} + \beta "
+        r"\quad\text{or} \\ y &= \gamma \odot \frac{v}{s + \varepsilon} + \beta , \end{aligned}":
             "two alternatives, one per option of the function",
         r"v = z": "the option without centering",
         r"\mathrm{err} = \frac{\max_i \lvert \hat u_i - u_i \rvert} "
