@@ -28,7 +28,9 @@ MARK = "# Install lnbook where it is missing (Colab); elsewhere this cell does n
 TEMPLATE = """{mark}
 import importlib.util, os, subprocess, sys
 if not all(importlib.util.find_spec(name) for name in ("lnbook", "myst_nb")):
-    source = os.environ.get("LNBOOK_PIP_SOURCE", "git+{url}@{branch}")
+    source = os.environ.get(
+        "LNBOOK_PIP_SOURCE", "git+{url}@{branch}"
+    )
     subprocess.run([sys.executable, "-m", "pip", "install", "--quiet",
                     f"lnbook[book] @ {{source}}"], check=True)
     importlib.invalidate_caches()"""
