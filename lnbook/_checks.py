@@ -122,6 +122,9 @@ def as_float64(x: ArrayLike, name: str) -> tuple[np.ndarray, np.dtype]:
                 f"{name} holds integers beyond 2**53 that float64 would round: "
                 f"{name}[{_where(i)}] = {int(raw[i])}; lnbook computes in float64"
             )
+    # a broadcast view is small in memory but its float64 copy, and a result of its
+    # shape, are not: refuse the size before copying
+    fits(raw.size, f"{name} of shape {raw.shape}")
     arr = np.asarray(raw, dtype=np.float64, order="C")
     if raw.dtype.kind == "f" and raw.dtype.itemsize > 8:
         # a long double is taken only when float64 holds it exactly

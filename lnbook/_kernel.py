@@ -321,18 +321,24 @@ def mean_square_ratio(z: np.ndarray, eps: float, *, root: bool = False) -> np.nd
     length ``sqrt(d q / (q + eps))``."""
     d = z.shape[-1]
     rows = z.reshape(-1, d)
-    _, _, q, k = moments(rows, eps)
+    _, v, q, k = moments(rows, eps)
     denominator(q, k, eps, lead=z.shape[:-1])  # refuses eps = 0 with a constant record
     # q' / (q' + eps') = q / (q + eps) (0 for a constant record)
     s2 = q + np.ldexp(eps, 2 * k)
     ratio = np.divide(q, s2, out=np.zeros_like(q), where=q > 0)
     if root:
         # |u| = sqrt(d q' / (q' + eps')); where the ratio underflows, its root need not:
-        # sqrt(q') / sqrt(q' + eps') (about 1e-294 for a record of spread 1e-300)
+        # ||v'|| / sqrt(q' + eps') (about 1e-294 for a record of spread 1e-300), with
+        # ||v'|| = 2^e ||2^-e v'|| (q' itself may be subnormal when the cap on k binds)
         out = np.sqrt(d * ratio)
-        low = (ratio < 2.0**-1000) & (q > 0)
-        if low.any():
-            out[low] = np.sqrt(d) * (np.sqrt(q[low]) / np.sqrt(s2[low]))
+        # (q' may even be 0 then: a record that is not constant, v' != 0, has a length)
+        low = np.flatnonzero(ratio < 2.0**-1000)
+        if low.size:
+            low = low[(v[low] != 0).any(axis=-1)]
+            vb = v[low]
+            _, e = np.frexp(np.abs(vb).max(axis=-1))
+            norm = np.ldexp(np.sqrt(np.square(np.ldexp(vb, -e[:, None])).sum(axis=-1)), e)
+            out[low] = (norm / np.sqrt(s2[low].ravel()))[:, None]
         ratio = out
     return ratio.reshape(z.shape[:-1])
 

@@ -1041,3 +1041,93 @@ def test_ulp_error_at_the_largest_finite_numbers():
     assert calm(lambda: lnbook.ulp_error([65472.0], [65504.0], dtype=np.float16)) == 1.0
     out = calm(lambda: lnbook.ulp_error([[top, 1.0], [3.0, 1.0]], [[-top, 1.0], [3.0, 1.0]]))
     assert out.tolist() == [2.0**54 - 2, 0.0]
+
+
+# --- the cases of the second hostile battery (reviews/hostile2.md) --------------------------
+
+
+@pytest.mark.parametrize("name, call", [
+    ("z", lambda z, t: lnbook.core(z)),
+    ("z", lambda z, t: lnbook.layer_norm(z)),
+    ("z", lambda z, t: lnbook.batch_norm(z)),
+    ("z", lambda z, t: fp.welford(z)),
+    ("z", lambda z, t: frameworks.convention_layer_norm(z, convention="pytorch")),
+    ("z", lambda z, t: lnbook.wrong_axis_layer_norm(z)),
+    ("z", lambda z, t: lnbook.record_audit(lnbook.core, z, (1, 1))),
+    ("z", lambda z, t: figures.eps_placement_data(z=z)),
+    ("records of d = 8", lambda z, t: figures.records_with_variance(t[: 2**30], 8)),
+    ("t", lambda z, t: lnbook.response(t)),
+    ("r", lambda z, t: geometry.radial_profile(t, 3)),
+    ("t", lambda z, t: figures.response_data(t=t)),
+])
+def test_a_broadcast_input_whose_result_cannot_fit_is_refused(name, call):
+    """A broadcast view of 2**31 records (a few bytes in memory) raised MemoryError: its
+    float64 copy and its result, 48 GiB, were allocated. The size is refused first."""
+    z = np.broadcast_to(np.arange(3.0), (2**31, 3))
+    t = np.broadcast_to(1.0, (2**32,))
+    tracemalloc.start()
+    try:
+        message = refused(ValueError, name, lambda: call(z, t))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert "would have" in message
+    assert peak < 64 * 2**20
+
+
+def test_gain_effect_with_gamma_none_is_a_type_error_in_data_and_plot():
+    """gain_effect_data(gamma=None) returned gamma None, and plot_gain_effect(gamma=None)
+    then failed with a TypeError naming nothing. The default is a gain, not None (rule 3):
+    both refuse None, naming gamma."""
+    refused(TypeError, "gamma", lambda: figures.gain_effect_data(gamma=None))
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from lnbook import plotting
+
+    fig, ax = plt.subplots()
+    try:
+        refused(TypeError, "gamma", lambda: plotting.plot_gain_effect(gamma=None, ax=ax))
+    finally:
+        plt.close(fig)
+
+
+def mp_amplification(z, delta, eps):
+    """||u(z + delta) - u(z)|| / ||delta|| at 3000 bits, z + delta rounded as lnbook does."""
+    with mpmath.workprec(3000):
+        def u(x):
+            x = [mpmath.mpf(float(t)) for t in x]
+            mu = mpmath.fsum(x) / len(x)
+            s = mpmath.sqrt(mpmath.fsum((t - mu) ** 2 for t in x) / len(x) + mpmath.mpf(eps))
+            return [(t - mu) / s for t in x]
+        moved = np.asarray(z, dtype=float) + np.asarray(delta, dtype=float)
+        du = [a - b for a, b in zip(u(moved), u(z))]
+        norm = mpmath.sqrt(mpmath.fsum(mpmath.mpf(float(t)) ** 2 for t in delta))
+        return float(mpmath.sqrt(mpmath.fsum(t * t for t in du)) / norm)
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e-250, 1e-200, 1e-170, 1e-160, 1e-155, 1.0, 1e300])
+@pytest.mark.parametrize("eps", [1.0, 1e-5])
+def test_amplification_of_tiny_records_is_right(scale, eps):
+    """amplification([1e-200, 0, 2e-200], [1e-201, 0, 0], eps=1) was 0.0 (the squares of
+    u(z + delta) - u(z) underflowed), 1.3 % off at 1e-160; the mpmath value is 0.8165."""
+    z, delta = [scale, 0.0, 2 * scale], [scale / 10, 0.0, 0.0]
+    got = float(calm(lambda: lnbook.amplification(z, delta, eps=eps)))
+    assert got == pytest.approx(mp_amplification(z, delta, eps), rel=1e-13)
+
+
+@pytest.mark.parametrize("z, eps", [
+    ([0.0, 1e-310], 1e-5), ([0.0, 1e-160], 1e300), ([5e-324, 0.0], 1e-5),
+    ([3e-320, 1e-321, 0.0, 7e-322], 1e-8), ([1e-150, 2e-150], 1e308),
+])
+def test_core_radius_of_a_subnormal_spread_is_right(z, eps):
+    """core_radius([0, 1e-310], eps=1e-5) was 3e6 ulps off, ([5e-324, 0], eps=1e-5) 0.0:
+    the capped scaling left q' subnormal. The length is ||v'|| / s', as the core's norm."""
+    with mpmath.workprec(3000):
+        x = [mpmath.mpf(t) for t in z]
+        mu = mpmath.fsum(x) / len(x)
+        q = mpmath.fsum((t - mu) ** 2 for t in x) / len(x)
+        exact = float(mpmath.sqrt(len(x) * q / (q + mpmath.mpf(eps))))
+    got = float(calm(lambda: geometry.core_radius(z, eps=eps)))
+    assert abs(got - exact) <= 2 * np.spacing(exact)
