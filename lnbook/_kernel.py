@@ -207,8 +207,15 @@ def denominator(q: np.ndarray, k: np.ndarray, eps: float, *, eps_inside: bool = 
             raise zero_spread_error(_index(start + int(zero[0]), lead), unit, center)
         # a constant record scaled down: v' = 0 at any scale, so unscaled: s = sqrt(0 + eps)
         # (or 0 + eps), u = 0
+        # (where eps >= 2^_EPS_EXP the cap on k may scale down a record that is not constant
+        # until its squares underflow, q' = 0; its eps' = 4^k eps is then a normal float, exact,
+        # and s' is right as it is: only a record whose eps' is inexact is given k = 0)
         scale = k.reshape(s.shape)
-        down = zero[scale.ravel()[zero] < 0]
+        kz = scale.ravel()[zero]
+        down = kz < 0
+        if eps >= 2.0**_EPS_EXP:
+            down &= np.ldexp(eps, 2 * kz if eps_inside else kz) < 2.0**-1022
+        down = zero[down]
         scale[down] = 0
         s[down] = np.sqrt(eps) if eps_inside else eps
     return s

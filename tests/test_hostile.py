@@ -1131,3 +1131,28 @@ def test_core_radius_of_a_subnormal_spread_is_right(z, eps):
         exact = float(mpmath.sqrt(len(x) * q / (q + mpmath.mpf(eps))))
     got = float(calm(lambda: geometry.core_radius(z, eps=eps)))
     assert abs(got - exact) <= 2 * np.spacing(exact)
+
+
+@pytest.mark.parametrize("eps", [1e300, 1e305, 1e307, 1e308])
+def test_deep_subnormal_outputs_at_a_huge_eps_are_right(eps):
+    """core([1e-160, 3e-160], eps=1e308) was 2**-12 of the exact +-1e-314: the cap on the
+    scaling (eps' = 4^k eps below 2^1000) scaled the record down until q' underflowed to 0,
+    and it was then taken for a constant record and given k = 0 back, with v' still scaled."""
+    z = np.array([[1e-160, 3e-160], [5.0, 5.0], [-2e-170, 7e-171]])
+    exact = lnbook.exact_core(z, eps=eps)
+    assert same(calm(lambda: lnbook.core(z, eps=eps)), exact)
+    assert same(calm(lambda: lnbook.layer_norm(z, eps=eps)), exact)
+    column = np.array([[1e-160], [3e-160]])  # batch_norm normalizes each feature
+    assert same(calm(lambda: lnbook.batch_norm(column, eps=eps)).ravel(),
+                lnbook.exact_core(column.ravel(), eps=eps))
+    g = RNG.normal(size=z.shape)
+    dgamma, dbeta = calm(lambda: lnbook.param_grads(z, g, eps=eps))
+    with mpmath.workprec(3000):
+        want = [float(mpmath.fsum(mpmath.mpf(float(g[i, j])) * mpmath.mpf(float(exact[i, j]))
+                                  for i in range(3))) for j in range(2)]
+    assert np.abs(dgamma - want).max() <= 4 * 2.0**-1074
+    with mpmath.workprec(3000):
+        rms = [[float(mpmath.mpf(t) / mpmath.sqrt(mpmath.fsum(mpmath.mpf(x) ** 2 for x in r)
+                                                  / 2 + mpmath.mpf(eps))) for t in r] for r in z]
+    got = calm(lambda: lnbook.rms_norm(z, eps=eps))
+    assert (np.abs(got - rms) <= 2 * np.spacing(np.abs(np.array(rms)))).all()
