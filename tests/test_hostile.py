@@ -1156,3 +1156,24 @@ def test_deep_subnormal_outputs_at_a_huge_eps_are_right(eps):
                                                   / 2 + mpmath.mpf(eps))) for t in r] for r in z]
     got = calm(lambda: lnbook.rms_norm(z, eps=eps))
     assert (np.abs(got - rms) <= 2 * np.spacing(np.abs(np.array(rms)))).all()
+
+
+def test_a_masked_sequence_of_the_figures_is_refused():
+    """response_data(eps_values=np.ma.array([0.1, 0.2], mask=[0, 1])) used the masked 0.2:
+    a masked sequence is a TypeError, as a masked z is (rule 5)."""
+    masked = np.ma.array([0.1, 0.2], mask=[0, 1])
+    refused(TypeError, "eps_values", lambda: figures.response_data(eps_values=masked))
+    refused(TypeError, "eps_values", lambda: figures.normalized_variance_data(eps_values=masked))
+    refused(TypeError, "depths", lambda: figures.placement_gradients_data(
+        depths=np.ma.array([2, 3], mask=[0, 1]), seeds=(0,), d=4, L=2))
+
+
+def test_an_integer_eps_that_float64_would_round_is_refused():
+    """core(z, eps=2**53 + 1) and eps_values=(2**53 + 1,) were rounded (rule 6); an integer
+    that float64 holds exactly, 2**60 included, is its float."""
+    refused(ValueError, "eps", lambda: lnbook.core(Z, eps=2**53 + 1))
+    refused(ValueError, "eps", lambda: lnbook.core(Z, eps=np.int64(2**62 + 1)))
+    refused(ValueError, "eps_values[0]",
+            lambda: figures.normalized_variance_data(eps_values=(2**53 + 1,)))
+    refused(ValueError, "eps_values[0]", lambda: figures.response_data(eps_values=(2**53 + 1,)))
+    assert same(lnbook.core(Z, eps=2**60), lnbook.core(Z, eps=2.0**60))
