@@ -81,6 +81,15 @@ def _scan(x: object, name: str, depth: int = 0) -> None:
         _scan(item, name, depth + 1)
 
 
+def unmasked(x: object, name: str) -> None:
+    """Refuse a masked array (np.ma): its mask would be dropped silently."""
+    if isinstance(x, np.ma.MaskedArray):
+        raise TypeError(
+            f"{name} is a masked array (np.ma): lnbook would silently drop its mask; pass "
+            f"{name}.filled(value) or {name}.compressed() to say what the masked entries mean"
+        )
+
+
 def as_float64(x: ArrayLike, name: str) -> tuple[np.ndarray, np.dtype]:
     """``x`` as a C-contiguous float64 array of finite numbers, and the input's float dtype
     (float64 for integers).
@@ -91,11 +100,7 @@ def as_float64(x: ArrayLike, name: str) -> tuple[np.ndarray, np.dtype]:
     rounded), NaN and infinities (ValueError). C order makes every sum along the last axis
     numpy's pairwise one.
     """
-    if isinstance(x, np.ma.MaskedArray):
-        raise TypeError(
-            f"{name} is a masked array (np.ma): lnbook would silently drop its mask; pass "
-            f"{name}.filled(value) or {name}.compressed() to say what the masked entries mean"
-        )
+    unmasked(x, name)
     if isinstance(x, (str, bytes)) or x is None:
         raise TypeError(f"{name} must be a real array of numbers; got {show(x)}")
     _scan(x, name)
@@ -122,6 +127,9 @@ def as_float64(x: ArrayLike, name: str) -> tuple[np.ndarray, np.dtype]:
                 f"{name} holds integers beyond 2**53 that float64 would round: "
                 f"{name}[{_where(i)}] = {int(raw[i])}; lnbook computes in float64"
             )
+    # a broadcast view is small in memory but its float64 copy, and a result of its
+    # shape, are not: refuse the size before copying
+    fits(raw.size, f"{name} of shape {raw.shape}")
     arr = np.asarray(raw, dtype=np.float64, order="C")
     if raw.dtype.kind == "f" and raw.dtype.itemsize > 8:
         # a long double is taken only when float64 holds it exactly
@@ -185,6 +193,9 @@ def real(value: object, name: str) -> float:
         number = math.inf
     if not math.isfinite(number):
         raise ValueError(f"{name} must be a finite float64 number; got {name} = {show(value)}")
+    if isinstance(value, numbers.Integral) and int(number) != int(value):
+        raise ValueError(f"{name} is an integer beyond 2**53 that float64 would round: "
+                         f"{name} = {show(value)}; lnbook computes in float64")
     return number
 
 
@@ -229,6 +240,7 @@ def threads(value: object) -> int | None:
 
 def counts(values: object, name: str, minimum: int = 1) -> list[int]:
     """A non-empty sequence of whole numbers, each at least ``minimum``."""
+    unmasked(values, name)
     if isinstance(values, (str, bytes)) or not isinstance(values, (Sequence, np.ndarray)):
         raise TypeError(f"{name} must be a sequence of integers; got {show(values)}")
     items = list(np.asarray(values).ravel()) if isinstance(values, np.ndarray) else list(values)
@@ -239,6 +251,7 @@ def counts(values: object, name: str, minimum: int = 1) -> list[int]:
 
 def eps_values(values: object, name: str = "eps_values") -> list[float]:
     """A non-empty sequence of stabilizers."""
+    unmasked(values, name)
     if isinstance(values, (str, bytes)) or not isinstance(values, (Sequence, np.ndarray)):
         raise TypeError(f"{name} must be a sequence of real numbers; got {show(values)}")
     items = list(np.asarray(values).ravel()) if isinstance(values, np.ndarray) else list(values)

@@ -207,8 +207,15 @@ def denominator(q: np.ndarray, k: np.ndarray, eps: float, *, eps_inside: bool = 
             raise zero_spread_error(_index(start + int(zero[0]), lead), unit, center)
         # a constant record scaled down: v' = 0 at any scale, so unscaled: s = sqrt(0 + eps)
         # (or 0 + eps), u = 0
+        # (where eps >= 2^_EPS_EXP the cap on k may scale down a record that is not constant
+        # until its squares underflow, q' = 0; its eps' = 4^k eps is then a normal float, exact,
+        # and s' is right as it is: only a record whose eps' is inexact is given k = 0)
         scale = k.reshape(s.shape)
-        down = zero[scale.ravel()[zero] < 0]
+        kz = scale.ravel()[zero]
+        down = kz < 0
+        if eps >= 2.0**_EPS_EXP:
+            down &= np.ldexp(eps, 2 * kz if eps_inside else kz) < 2.0**-1022
+        down = zero[down]
         scale[down] = 0
         s[down] = np.sqrt(eps) if eps_inside else eps
     return s
@@ -321,18 +328,24 @@ def mean_square_ratio(z: np.ndarray, eps: float, *, root: bool = False) -> np.nd
     length ``sqrt(d q / (q + eps))``."""
     d = z.shape[-1]
     rows = z.reshape(-1, d)
-    _, _, q, k = moments(rows, eps)
+    _, v, q, k = moments(rows, eps)
     denominator(q, k, eps, lead=z.shape[:-1])  # refuses eps = 0 with a constant record
     # q' / (q' + eps') = q / (q + eps) (0 for a constant record)
     s2 = q + np.ldexp(eps, 2 * k)
     ratio = np.divide(q, s2, out=np.zeros_like(q), where=q > 0)
     if root:
         # |u| = sqrt(d q' / (q' + eps')); where the ratio underflows, its root need not:
-        # sqrt(q') / sqrt(q' + eps') (about 1e-294 for a record of spread 1e-300)
+        # ||v'|| / sqrt(q' + eps') (about 1e-294 for a record of spread 1e-300), with
+        # ||v'|| = 2^e ||2^-e v'|| (q' itself may be subnormal when the cap on k binds)
         out = np.sqrt(d * ratio)
-        low = (ratio < 2.0**-1000) & (q > 0)
-        if low.any():
-            out[low] = np.sqrt(d) * (np.sqrt(q[low]) / np.sqrt(s2[low]))
+        # (q' may even be 0 then: a record that is not constant, v' != 0, has a length)
+        low = np.flatnonzero(ratio < 2.0**-1000)
+        if low.size:
+            low = low[(v[low] != 0).any(axis=-1)]
+            vb = v[low]
+            _, e = np.frexp(np.abs(vb).max(axis=-1))
+            norm = np.ldexp(np.sqrt(np.square(np.ldexp(vb, -e[:, None])).sum(axis=-1)), e)
+            out[low] = (norm / np.sqrt(s2[low].ravel()))[:, None]
         ratio = out
     return ratio.reshape(z.shape[:-1])
 

@@ -165,14 +165,7 @@ def amplification(z: ArrayLike, delta: ArrayLike, *, eps: float = EPS) -> np.nda
     eps = _checks.eps_value(eps)
     z = _checks.records(z)
     delta = _checks.same_shape(delta, z, "delta")
-    norm_delta = np.atleast_1d(np.linalg.norm(delta, axis=-1))
-    m = np.abs(delta).max(axis=-1).reshape(norm_delta.shape)
-    # squares over- or underflow: ||delta|| = m sqrt(sum (delta_i / m)^2), m = max|delta_i|
-    bad = ~np.isfinite(norm_delta) | ((norm_delta == 0) & (m > 0))
-    if bad.any():
-        db = delta.reshape(-1, delta.shape[-1])[bad.ravel()] / m[bad][:, None]
-        norm_delta[bad] = np.sqrt(np.square(db).sum(axis=-1)) * m[bad]
-    norm_delta = norm_delta.reshape(delta.shape[:-1])
+    norm_delta = _norm(delta)
     moved = z + delta
     if (norm_delta == 0).any():
         i = tuple(int(j) for j in np.argwhere(np.atleast_1d(norm_delta == 0))[0])
@@ -187,7 +180,24 @@ def amplification(z: ArrayLike, delta: ArrayLike, *, eps: float = EPS) -> np.nda
                          f"{list(i)}, and the ratio would be 0; take a larger delta")
     # ||u(z + delta) - u(z)|| / ||delta||
     du = _kernel.standardize(moved, eps) - _kernel.standardize(z, eps)
-    return np.linalg.norm(du, axis=-1) / norm_delta
+    return _norm(du) / norm_delta
+
+
+def _norm(x: np.ndarray) -> np.ndarray:
+    """``||x||`` along the last axis, safe from the squares' over- and underflow.
+
+    Where the largest ``|x_i|`` is below ``2**-500`` (its square would lose digits in the
+    subnormal range, or vanish) or the norm overflows, the record is scaled by a power of two
+    first: ``||x|| = 2^e ||2^-e x||``. Elsewhere it is ``np.linalg.norm`` as it is.
+    """
+    norm = np.atleast_1d(np.linalg.norm(x, axis=-1))
+    m = np.atleast_1d(np.abs(x).max(axis=-1))
+    bad = ~np.isfinite(norm) | ((m > 0) & (m < 2.0**-500))
+    if bad.any():
+        _, e = np.frexp(m[bad])
+        xb = np.ldexp(x.reshape(-1, x.shape[-1])[bad.ravel()], -e[:, None])
+        norm[bad] = np.ldexp(np.sqrt(np.square(xb).sum(axis=-1)), e)
+    return norm.reshape(x.shape[:-1])
 
 
 def _family_scale(t: ArrayLike, eps: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -97,11 +97,13 @@ def records_with_variance(q: ArrayLike, d: int) -> np.ndarray:
     >>> records_with_variance([2.0], 4).tolist()  # variance (4 + 4) / 4 = 2
     [[-2.0, 2.0, 0.0, 0.0]]
     """
+    # the records (-c, c, 0, ..., 0) need two features
+    d = _checks.count(d, "d", minimum=2)
+    if isinstance(q, np.ndarray):  # a broadcast q: refuse the records before copying q
+        _checks.fits(q.size * d, f"{q.size} records of d = {d}")
     q = _checks.vector(q, "q")
     if (q < 0).any():
         raise ValueError(f"q must hold variances, q >= 0; got {_checks.show(q.tolist())}")
-    # the records (-c, c, 0, ..., 0) need two features
-    d = _checks.count(d, "d", minimum=2)
     _checks.fits(q.size * d, f"{q.size} records of d = {d}")
     base = np.zeros(d)
     base[:2] = (-1.0, 1.0)
@@ -567,7 +569,7 @@ def gain_effect_data(*, z: ArrayLike = (1.0, 1.0, -2.0), gamma: ArrayLike = (2.0
     z : (d,) array_like, optional
         One record.
     gamma : (d,) array_like, optional
-        The gain.
+        The gain (the figure labels each of its entries: None is refused).
     eps : float, optional
         Stabilizer.
 
@@ -582,7 +584,7 @@ def gain_effect_data(*, z: ArrayLike = (1.0, 1.0, -2.0), gamma: ArrayLike = (2.0
     ValueError
         If ``z`` is not one finite record, ``gamma`` not of its size, or ``eps`` invalid.
     TypeError
-        If they are not real numbers.
+        If they are not real numbers (``gamma = None`` included).
 
     Notes
     -----
@@ -597,10 +599,12 @@ def gain_effect_data(*, z: ArrayLike = (1.0, 1.0, -2.0), gamma: ArrayLike = (2.0
     [1.0, 0.0, 1.0]
     """
     record = _checks.vector(z, "z")
-    gain = _checks.parameter(gamma, record.size, "gamma")
+    # the default is a gain, not None (rule 3): None is a TypeError naming gamma, in the
+    # plot too, which labels each gain
+    gain = _checks.parameter(_checks.real_array(gamma, "gamma"), record.size, "gamma")
     eps = _checks.eps_value(eps)
     # y = gamma ⊙ u (beta = 0)
-    return {"z": record.copy(), "gamma": None if gain is None else gain.copy(), "eps": eps,
+    return {"z": record.copy(), "gamma": gain.copy(), "eps": eps,
             "u": core(record, eps=eps), "y": layer_norm(record, gamma=gain, eps=eps)}
 
 

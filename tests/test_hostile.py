@@ -1041,3 +1041,139 @@ def test_ulp_error_at_the_largest_finite_numbers():
     assert calm(lambda: lnbook.ulp_error([65472.0], [65504.0], dtype=np.float16)) == 1.0
     out = calm(lambda: lnbook.ulp_error([[top, 1.0], [3.0, 1.0]], [[-top, 1.0], [3.0, 1.0]]))
     assert out.tolist() == [2.0**54 - 2, 0.0]
+
+
+# --- the cases of the second hostile battery (reviews/hostile2.md) --------------------------
+
+
+@pytest.mark.parametrize("name, call", [
+    ("z", lambda z, t: lnbook.core(z)),
+    ("z", lambda z, t: lnbook.layer_norm(z)),
+    ("z", lambda z, t: lnbook.batch_norm(z)),
+    ("z", lambda z, t: fp.welford(z)),
+    ("z", lambda z, t: frameworks.convention_layer_norm(z, convention="pytorch")),
+    ("z", lambda z, t: lnbook.wrong_axis_layer_norm(z)),
+    ("z", lambda z, t: lnbook.record_audit(lnbook.core, z, (1, 1))),
+    ("z", lambda z, t: figures.eps_placement_data(z=z)),
+    ("records of d = 8", lambda z, t: figures.records_with_variance(t[: 2**30], 8)),
+    ("t", lambda z, t: lnbook.response(t)),
+    ("r", lambda z, t: geometry.radial_profile(t, 3)),
+    ("t", lambda z, t: figures.response_data(t=t)),
+])
+def test_a_broadcast_input_whose_result_cannot_fit_is_refused(name, call):
+    """A broadcast view of 2**31 records (a few bytes in memory) raised MemoryError: its
+    float64 copy and its result, 48 GiB, were allocated. The size is refused first."""
+    z = np.broadcast_to(np.arange(3.0), (2**31, 3))
+    t = np.broadcast_to(1.0, (2**32,))
+    tracemalloc.start()
+    try:
+        message = refused(ValueError, name, lambda: call(z, t))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert "would have" in message
+    assert peak < 64 * 2**20
+
+
+def test_gain_effect_with_gamma_none_is_a_type_error_in_data_and_plot():
+    """gain_effect_data(gamma=None) returned gamma None, and plot_gain_effect(gamma=None)
+    then failed with a TypeError naming nothing. The default is a gain, not None (rule 3):
+    both refuse None, naming gamma."""
+    refused(TypeError, "gamma", lambda: figures.gain_effect_data(gamma=None))
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from lnbook import plotting
+
+    fig, ax = plt.subplots()
+    try:
+        refused(TypeError, "gamma", lambda: plotting.plot_gain_effect(gamma=None, ax=ax))
+    finally:
+        plt.close(fig)
+
+
+def mp_amplification(z, delta, eps):
+    """||u(z + delta) - u(z)|| / ||delta|| at 3000 bits, z + delta rounded as lnbook does."""
+    with mpmath.workprec(3000):
+        def u(x):
+            x = [mpmath.mpf(float(t)) for t in x]
+            mu = mpmath.fsum(x) / len(x)
+            s = mpmath.sqrt(mpmath.fsum((t - mu) ** 2 for t in x) / len(x) + mpmath.mpf(eps))
+            return [(t - mu) / s for t in x]
+        moved = np.asarray(z, dtype=float) + np.asarray(delta, dtype=float)
+        du = [a - b for a, b in zip(u(moved), u(z))]
+        norm = mpmath.sqrt(mpmath.fsum(mpmath.mpf(float(t)) ** 2 for t in delta))
+        return float(mpmath.sqrt(mpmath.fsum(t * t for t in du)) / norm)
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e-250, 1e-200, 1e-170, 1e-160, 1e-155, 1.0, 1e300])
+@pytest.mark.parametrize("eps", [1.0, 1e-5])
+def test_amplification_of_tiny_records_is_right(scale, eps):
+    """amplification([1e-200, 0, 2e-200], [1e-201, 0, 0], eps=1) was 0.0 (the squares of
+    u(z + delta) - u(z) underflowed), 1.3 % off at 1e-160; the mpmath value is 0.8165."""
+    z, delta = [scale, 0.0, 2 * scale], [scale / 10, 0.0, 0.0]
+    got = float(calm(lambda: lnbook.amplification(z, delta, eps=eps)))
+    assert got == pytest.approx(mp_amplification(z, delta, eps), rel=1e-13)
+
+
+@pytest.mark.parametrize("z, eps", [
+    ([0.0, 1e-310], 1e-5), ([0.0, 1e-160], 1e300), ([5e-324, 0.0], 1e-5),
+    ([3e-320, 1e-321, 0.0, 7e-322], 1e-8), ([1e-150, 2e-150], 1e308),
+])
+def test_core_radius_of_a_subnormal_spread_is_right(z, eps):
+    """core_radius([0, 1e-310], eps=1e-5) was 3e6 ulps off, ([5e-324, 0], eps=1e-5) 0.0:
+    the capped scaling left q' subnormal. The length is ||v'|| / s', as the core's norm."""
+    with mpmath.workprec(3000):
+        x = [mpmath.mpf(t) for t in z]
+        mu = mpmath.fsum(x) / len(x)
+        q = mpmath.fsum((t - mu) ** 2 for t in x) / len(x)
+        exact = float(mpmath.sqrt(len(x) * q / (q + mpmath.mpf(eps))))
+    got = float(calm(lambda: geometry.core_radius(z, eps=eps)))
+    assert abs(got - exact) <= 2 * np.spacing(exact)
+
+
+@pytest.mark.parametrize("eps", [1e300, 1e305, 1e307, 1e308])
+def test_deep_subnormal_outputs_at_a_huge_eps_are_right(eps):
+    """core([1e-160, 3e-160], eps=1e308) was 2**-12 of the exact +-1e-314: the cap on the
+    scaling (eps' = 4^k eps below 2^1000) scaled the record down until q' underflowed to 0,
+    and it was then taken for a constant record and given k = 0 back, with v' still scaled."""
+    z = np.array([[1e-160, 3e-160], [5.0, 5.0], [-2e-170, 7e-171]])
+    exact = lnbook.exact_core(z, eps=eps)
+    assert same(calm(lambda: lnbook.core(z, eps=eps)), exact)
+    assert same(calm(lambda: lnbook.layer_norm(z, eps=eps)), exact)
+    column = np.array([[1e-160], [3e-160]])  # batch_norm normalizes each feature
+    assert same(calm(lambda: lnbook.batch_norm(column, eps=eps)).ravel(),
+                lnbook.exact_core(column.ravel(), eps=eps))
+    g = RNG.normal(size=z.shape)
+    dgamma, dbeta = calm(lambda: lnbook.param_grads(z, g, eps=eps))
+    with mpmath.workprec(3000):
+        want = [float(mpmath.fsum(mpmath.mpf(float(g[i, j])) * mpmath.mpf(float(exact[i, j]))
+                                  for i in range(3))) for j in range(2)]
+    assert np.abs(dgamma - want).max() <= 4 * 2.0**-1074
+    with mpmath.workprec(3000):
+        rms = [[float(mpmath.mpf(t) / mpmath.sqrt(mpmath.fsum(mpmath.mpf(x) ** 2 for x in r)
+                                                  / 2 + mpmath.mpf(eps))) for t in r] for r in z]
+    got = calm(lambda: lnbook.rms_norm(z, eps=eps))
+    assert (np.abs(got - rms) <= 2 * np.spacing(np.abs(np.array(rms)))).all()
+
+
+def test_a_masked_sequence_of_the_figures_is_refused():
+    """response_data(eps_values=np.ma.array([0.1, 0.2], mask=[0, 1])) used the masked 0.2:
+    a masked sequence is a TypeError, as a masked z is (rule 5)."""
+    masked = np.ma.array([0.1, 0.2], mask=[0, 1])
+    refused(TypeError, "eps_values", lambda: figures.response_data(eps_values=masked))
+    refused(TypeError, "eps_values", lambda: figures.normalized_variance_data(eps_values=masked))
+    refused(TypeError, "depths", lambda: figures.placement_gradients_data(
+        depths=np.ma.array([2, 3], mask=[0, 1]), seeds=(0,), d=4, L=2))
+
+
+def test_an_integer_eps_that_float64_would_round_is_refused():
+    """core(z, eps=2**53 + 1) and eps_values=(2**53 + 1,) were rounded (rule 6); an integer
+    that float64 holds exactly, 2**60 included, is its float."""
+    refused(ValueError, "eps", lambda: lnbook.core(Z, eps=2**53 + 1))
+    refused(ValueError, "eps", lambda: lnbook.core(Z, eps=np.int64(2**62 + 1)))
+    refused(ValueError, "eps_values[0]",
+            lambda: figures.normalized_variance_data(eps_values=(2**53 + 1,)))
+    refused(ValueError, "eps_values[0]", lambda: figures.response_data(eps_values=(2**53 + 1,)))
+    assert same(lnbook.core(Z, eps=2**60), lnbook.core(Z, eps=2.0**60))
