@@ -85,7 +85,9 @@ STRIP = [
     (re.compile(r"^\s*\([\w:.-]+\)=\s*$", re.M), "target label line (x)="),
     (re.compile(r"^\s*(?:```+|:::+)\{[^}]*\}.*$", re.M), "directive line (its argument is a name)"),
     (re.compile(r"^\s*(?:```+|:::+)\s*$", re.M), "closing fence"),
-    (re.compile(r"^\s*:[\w-]+:.*$", re.M), "directive option line (:name:, :alt:, ...)"),
+    # a figure's alt text is prose a reader meets: only its option name goes
+    (re.compile(r"^\s*:alt:", re.M), "the alt option's name (its text is audited)"),
+    (re.compile(r"^\s*:[\w-]+:.*$", re.M), "directive option line (:name:, :width:, ...)"),
     (re.compile(r"\]\([^)]*\)"), "link target"),
     (re.compile(r"<?https?://[^\s>)]+>?"), "URL"),
     (re.compile(r"\[\^[^\]]*\]"), "footnote label"),
@@ -652,6 +654,8 @@ def test_prose_tokens(prose, tokens):
         ("five times", "assert ratio == 50", "", False),
         ("It is 18.5 %.", "print(err)", "0.185\n", True),
         ("It is 9.", 'glue("lip-9", x)', "", False),  # a glue name is not a computed 9
+        (":alt: Seven curves.", "n = 7  # seven", "", True),  # alt text is prose
+        (":alt: Seven curves.", "n = 8", "", False),
     ],
 )
 def test_prose_audit_matches_values_not_strings(prose, code, stdout, tied):
