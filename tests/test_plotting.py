@@ -499,3 +499,89 @@ def test_contract_of_every_plot_function(name):
         assert all(isinstance(ax, Axes) for ax in panels)
 
     run()
+
+
+# --- what a figure's alt text says of its axes --------------------------------------------
+
+# the words of an alt text about axis scales, and what each says of the drawn axes
+SCALE_WORDS = {
+    r"\blog-log\b": lambda axes: any(a.get_xscale() != "linear" and a.get_yscale() != "linear"
+                                     for a in axes),
+    r"\bon a log (?:scale|axis)\b": lambda axes: any("log" in a.get_xscale() + a.get_yscale()
+                                                     for a in axes),
+    r"\blogarithmic (\w+) axis\b": None,  # checked below: that axis is logarithmic
+    r"\blinear (\w+) axis\b": None,  # and this one linear
+}
+
+
+def alt_texts() -> list[tuple[str, str, str, str]]:
+    """(chapter, figure name, alt text, the plot function the drawing cell calls) for every
+    glued figure with an alt text."""
+    import nbformat
+
+    found = []
+    for path in sorted((lnbook_root() / "book").glob("*.ipynb")):
+        cells = nbformat.read(path, as_version=4).cells
+        for cell in cells:
+            if cell.cell_type != "markdown":
+                continue
+            for m in re.finditer(r"\{glue:figure\}\s+(\S+)[^`]*?^:alt:(.*)$", cell.source,
+                                 re.M | re.S):
+                name, alt = m.group(1), m.group(2)
+                drawing = [c.source for c in cells if c.cell_type == "code"
+                           and re.search(rf"glue\(\s*[\"']{re.escape(name)}[\"']", c.source)]
+                calls = re.findall(r"plotting\.(plot_\w+)\(", "".join(drawing))
+                assert len(calls) == 1, (path.name, name, calls)
+                found.append((path.stem, name, alt, calls[0]))
+    return found
+
+
+def lnbook_root():
+    import pathlib
+
+    return pathlib.Path(__file__).resolve().parent.parent
+
+
+SAMPLE_ARGS = {"plot_offset_error": (10.0 ** np.arange(5), {"core": np.ones(5)})}
+
+
+@pytest.mark.slow
+def test_alt_text_says_the_axes_scales_the_figure_has():
+    """Where a figure's alt text names axis scales ("log-log", "on a log scale", "logarithmic q
+    axis", "linear eigenvalue axis"), the Axes its plot function draws have them."""
+    texts = alt_texts()
+    assert len(texts) >= 16
+    checked = 0
+    for chapter, name, alt, fn in texts:
+        words = [w for w in SCALE_WORDS if re.search(w, alt, re.I)]
+        if not words:
+            continue
+        with plotting.style():
+            drawn = getattr(plotting, fn)(*SAMPLE_ARGS.get(fn, ()))
+        axes = list(np.ravel(drawn)) if not isinstance(drawn, Axes) else [drawn]
+        for word in words:
+            rule = SCALE_WORDS[word]
+            if rule is not None:
+                assert rule(axes), f"{chapter} {name}: alt text says {word!r}"
+                continue
+            for label in re.findall(word, alt, re.I):
+                # the axis the word names: x for x, q or t (the book's abscissas) or a word
+                # of the x label, else y
+                scales = {a.get_xscale() if label.lower() in ("x", "q", "t")
+                          or label.lower() in a.get_xlabel().lower() else a.get_yscale()
+                          for a in axes}
+                want_log = word.startswith(r"\blogarithmic")
+                assert any(("log" in s) == want_log for s in scales), (chapter, name, label)
+        checked += 1
+        plt.close("all")
+    assert checked >= 8
+
+
+def test_alt_text_scale_rules_can_fail():
+    """A log-log claim about linear axes fails the rule."""
+    fig, ax = plt.subplots()
+    assert not SCALE_WORDS[r"\blog-log\b"]([ax])
+    ax.set_xscale("log")
+    assert not SCALE_WORDS[r"\blog-log\b"]([ax])
+    assert SCALE_WORDS[r"\bon a log (?:scale|axis)\b"]([ax])
+    plt.close(fig)
