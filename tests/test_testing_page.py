@@ -128,3 +128,49 @@ def test_library_versions_in_the_prose_are_the_pinned_ones():
         if not (same or cited):
             wrong.append(f"{page}: {library} {version} (pinned: {pinned})")
     assert not wrong, "versions in the prose that are not the pinned ones:\n" + "\n".join(wrong)
+
+
+# The files each Markdown page describes: a number its prose states is one they hold (the
+# notation page's unit roundoffs are formulas, checked against numpy's finfo by the formula
+# checker; a number word is found as its value)
+WITNESS_FILES = {
+    "book/testing.md": ["tests/**/*.py", "tools/*", "tools/*.py"],
+    "book/api.md": ["lnbook/*.py", "tests/test_api.py", "tests/test_hostile.py",
+                    "tests/test_contract.py"],
+    "book/benchmarks.md": ["benchmarks/*.py", "lnbook/_kernel.py", "tests/test_benchmarks.py"],
+    "book/notation.md": ["tests/formulas/symbols.py", "lnbook/*.py"],
+    "book/intro.md": ["book/*.ipynb"],
+}
+
+
+def unwitnessed(page: str, patterns: list[str]) -> list[str]:
+    sys.path.insert(0, str(ROOT / "tests"))
+    import test_notebooks
+
+    text = "\n".join(p.read_text(errors="replace") for pattern in patterns
+                     for p in sorted(ROOT.glob(pattern)) if p.is_file())
+    numbers = test_notebooks.evidence_numbers(text)
+    # numbers inside formulas are the formula checker's (every Markdown page is strict there)
+    prose = re.sub(r"\$\$.*?\$\$|\$[^$\n]*\$", " ", (ROOT / page).read_text(), flags=re.S)
+    return [token.text for token in test_notebooks.prose_tokens(prose)
+            if not token.matches(numbers, text) and token.text not in text]
+
+
+@pytest.mark.parametrize("page", sorted(WITNESS_FILES))
+def test_markdown_page_numbers_are_in_the_files_it_describes(page):
+    """Every number the prose of a Markdown page states (the chapters' audit's tokens) is a
+    value of the files the page describes: the viewports and the page-weight budget of the
+    browser tests, the API's size limits, the benchmark's settings."""
+    assert unwitnessed(page, WITNESS_FILES[page]) == []
+
+
+def test_markdown_page_audit_can_fail(tmp_path, monkeypatch):
+    """A number no witness file holds is reported (as a value, or written as on the page:
+    10**400 is no float)."""
+    page = tmp_path / "page.md"
+    page.write_text("The budget is 7.31 MB.\n")
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    (tmp_path / "w.py").write_text("BUDGET = 7.3\n")
+    assert unwitnessed("page.md", ["w.py"]) == ["7.31"]
+    (tmp_path / "w.py").write_text("BUDGET = 7.31\n")
+    assert unwitnessed("page.md", ["w.py"]) == []
