@@ -12,13 +12,7 @@ from __future__ import annotations
 import re
 
 import pdfbook
-import pytest
 import yaml
-
-# the stored outputs that only HTML shows today, (chapter, cell id): the chapters' authors are
-# to display them as Markdown (IPython.display.Markdown) and re-execute; see the report of
-# issue 19. Strict: the test fails as soon as they do, so this list is emptied then.
-HTML_ONLY_TODAY = {("book/frameworks", "c32e2ecb"), ("book/transformer", "tf-19")}
 
 
 def html_only_outputs() -> set[tuple[str, str]]:
@@ -37,15 +31,10 @@ def html_only_outputs() -> set[tuple[str, str]]:
     return found
 
 
-def test_html_only_outputs_are_the_known_ones():
-    """No new output that only a browser can show; the known ones are listed above."""
-    assert html_only_outputs() <= HTML_ONLY_TODAY
-
-
-@pytest.mark.xfail(strict=True, reason="frameworks' and transformer's tables are HTML only "
-                   "(HTML_ONLY_TODAY): the PDF prints <IPython.core.display.HTML object>")
 def test_no_output_is_html_only():
-    """Every stored output has a form the PDF can print (not only text/html)."""
+    """Every stored output has a form the PDF can print (not only text/html): a table is
+    displayed as Markdown (IPython.display.Markdown), which the website and the PDF both
+    render."""
     assert html_only_outputs() == set()
 
 
