@@ -215,9 +215,9 @@ def denominator(q: np.ndarray, k: np.ndarray, eps: float, *, eps_inside: bool = 
         down = kz < 0
         if eps >= 2.0**_EPS_EXP:
             down &= np.ldexp(eps, 2 * kz if eps_inside else kz) < 2.0**-1022
-        down = zero[down]
-        scale[down] = 0
-        s[down] = np.sqrt(eps) if eps_inside else eps
+        rows = zero[down]
+        scale[rows] = 0
+        s[rows] = np.sqrt(eps) if eps_inside else eps
     return s
 
 

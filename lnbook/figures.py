@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -601,7 +602,8 @@ def gain_effect_data(*, z: ArrayLike = (1.0, 1.0, -2.0), gamma: ArrayLike = (2.0
     record = _checks.vector(z, "z")
     # the default is a gain, not None (rule 3): None is a TypeError naming gamma, in the
     # plot too, which labels each gain
-    gain = _checks.parameter(_checks.real_array(gamma, "gamma"), record.size, "gamma")
+    gain = cast(np.ndarray, _checks.parameter(_checks.real_array(gamma, "gamma"),
+                                              record.size, "gamma"))  # None was refused
     eps = _checks.eps_value(eps)
     # y = gamma ⊙ u (beta = 0)
     return {"z": record.copy(), "gamma": gain.copy(), "eps": eps,

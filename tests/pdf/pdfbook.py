@@ -82,12 +82,24 @@ def notebook(docname: str) -> dict | None:
 
 
 def markdown(docname: str) -> str:
-    """The page's Markdown: a notebook's markdown cells, or the .md file, with every
-    ``{include}`` directive replaced by the file it includes (the benchmarks page's part)."""
+    """The page's Markdown: a notebook's markdown cells and the Markdown its code cells
+    display (a table shown with IPython's Markdown, rendered as MyST), or the .md file, with
+    every ``{include}`` directive replaced by the file it includes (the benchmarks page's
+    part)."""
     path = source_path(docname)
     nb = notebook(docname)
-    text = (path.read_text() if nb is None else
-            "\n\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown"))
+    if nb is None:
+        text = path.read_text()
+    else:
+        parts = []
+        for c in nb["cells"]:
+            if c["cell_type"] == "markdown":
+                parts.append("".join(c["source"]))
+            for out in c.get("outputs", []):
+                shown = out.get("data", {}).get("text/markdown")
+                if shown is not None:
+                    parts.append("".join(shown))
+        text = "\n\n".join(parts)
 
     def include(m: re.Match) -> str:
         return (path.parent / m.group(1).strip()).read_text()

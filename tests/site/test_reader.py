@@ -227,6 +227,20 @@ def test_wide_block_scrolls_from_the_keyboard(phone, kind):
             if index >= 0:
                 found = boxes.nth(index)
                 break
+        if found is None and kind == "formula":
+            # the book's formulas all fit a phone now (test_display_formulas_fit): widen one
+            # on the page, as a formula too long to break would be, and let the site's script
+            # give it its cue and focus as it does on load
+            page.goto(f"{phone.base}book/transformer.html", wait_until="load")
+            index = page.evaluate(f"""() => {{
+                const boxes = Array.from(document.querySelectorAll('{selector}'));
+                const i = boxes.findIndex(b => b.checkVisibility());
+                const inner = boxes[i].querySelector('.katex');
+                inner.style.display = 'inline-block';
+                inner.style.minWidth = '900px';
+                return i; }}""")
+            page.evaluate("() => window.lnbook.refresh()")
+            found = page.locator(selector).nth(index)
         assert found is not None, f"no {kind} wider than {NARROW} px on any chapter"
         found.scroll_into_view_if_needed()
         edges = {}
