@@ -83,9 +83,16 @@ def store(path: pathlib.Path) -> None:
 
 
 def copy(path: pathlib.Path, folder: pathlib.Path) -> None:
-    """Execute a chapter, errors kept as outputs, into ``folder`` under its own name."""
+    """Execute a chapter, errors kept as outputs, into ``folder`` under its own name, with the
+    kernel's wall-clock time in the copy's metadata (``lnbook.seconds``; the verification
+    page shows it; stored chapters never carry it)."""
+    import time
+
     nb = nbformat.read(path, as_version=4)
-    nbformat.write(run(nb, path.parent, allow_errors=True), folder / path.name)
+    start = time.perf_counter()
+    run(nb, path.parent, allow_errors=True)
+    nb.metadata["lnbook"] = {"seconds": round(time.perf_counter() - start, 1)}
+    nbformat.write(nb, folder / path.name)
 
 
 def jobs() -> int:

@@ -77,6 +77,8 @@ class Recorder:
     def pytest_runtest_logreport(self, report):
         entry = self.tests.setdefault(report.nodeid, {"outcome": "passed", "seconds": 0.0})
         entry["seconds"] = round(entry["seconds"] + report.duration, 3)
+        if getattr(report, "user_properties", None):  # record_property: a kernel time
+            entry["properties"] = dict(report.user_properties)
         if report.failed:
             entry["outcome"] = "failed"
         elif report.skipped and entry["outcome"] != "failed":

@@ -79,19 +79,22 @@ def test_a_made_up_run_becomes_results_and_a_page(tmp_path, monkeypatch):
     cell is reported, a guard and a portability variant are found, another run's records are
     left out; the page names the failure."""
     monkeypatch.setattr(build, "RECORDS", tmp_path)
-    doc, stem = build.toc_chapters()[0][0], build.toc_chapters()[0][0].split("/")[-1]
-    tests = {f"{doc}.ipynb::Cell 0": {"outcome": "passed", "seconds": 1.5},
-             f"{doc}.ipynb::Cell 1": {"outcome": "failed", "seconds": 0.5},
+    stem = build.toc_chapters()[0][0].split("/")[-1]
+    cell = f"tests/test_notebooks.py::test_cell_reproduces[{stem}-cell-{{}}]"
+    tests = {cell.format(0): {"outcome": "passed", "seconds": 1.5},
+             cell.format(1): {"outcome": "failed", "seconds": 0.5},
+             f"tests/test_notebooks.py::test_executed_in_a_fresh_kernel[{stem}]":
+                 {"outcome": "passed", "seconds": 0.1, "properties": {"kernel seconds": 4.2}},
              f"tests/test_notebooks.py::test_python_kernel[{stem}]":
                  {"outcome": "passed", "seconds": 0.1},
              "tests/test_portability.py::test_chapters_reproduce_under[haswell]":
                  {"outcome": "passed", "seconds": 9.0}}
     _record(tmp_path, "R1", tests)
-    _record(tmp_path, "R0", {f"{doc}.ipynb::Cell 2": {"outcome": "passed", "seconds": 1}},
+    _record(tmp_path, "R0", {cell.format(2): {"outcome": "passed", "seconds": 1}},
             tier="slow")
     data = build.results(build.load_run("R1"))
     first = data["chapters"][0]
-    assert first["execution"] == {"cells compared": 1, "cells failed": 1, "seconds": 2.0}
+    assert first["execution"] == {"cells compared": 1, "cells failed": 1, "seconds": 4.2}
     assert list(first["guards"]) == ["test_python_kernel"]
     assert data["portability"]["haswell"]["kernel loaded"] == "Haswell"
     assert list(data["run"]["tiers"]) == ["book"]
