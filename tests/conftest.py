@@ -155,24 +155,22 @@ REFUSED = ("skipped where every test must run (CI, or the full tools/test): {rea
            "out on purpose: tools/test --skip TIER")
 
 
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item, call):
-    outcome = yield
-    report = outcome.get_result()
+def _refuse(report) -> None:
+    """Turn a skip that the run may not accept into a failure that says what to install."""
     reason = _refused_skip(report)
     if reason is not None:
         report.outcome = "failed"
         report.longrepr = REFUSED.format(reason=reason)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    _refuse((yield).get_result())
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_make_collect_report(collector):
-    outcome = yield
-    report = outcome.get_result()
-    reason = _refused_skip(report)
-    if reason is not None:
-        report.outcome = "failed"
-        report.longrepr = REFUSED.format(reason=reason)
+    _refuse((yield).get_result())
 
 
 # --------------------------------------------------------------------------------------------

@@ -60,17 +60,21 @@ def download(page, link) -> tuple[str, bytes]:
     return d.suggested_filename, path.read_bytes()
 
 
+def header_download(context, server, page_path: str, suffix: str) -> tuple[str, bytes]:
+    """(file name, bytes) of what the page's header download menu gives for ``suffix``."""
+    page = context.new_page()
+    try:
+        page.goto(f"{server}{page_path}", wait_until="load")
+        page.locator(".dropdown-download-buttons button.dropdown-toggle").click()
+        return download(page, page.locator(".dropdown-download-buttons a", has_text=suffix))
+    finally:
+        page.close()
+
+
 def test_notebook_from_the_header_is_a_file(context, server):
     """The header's download menu gives the chapter's notebook as a file (served as JSON
     text), named as the chapter's notebook, with the stored notebook's cells."""
-    page = context.new_page()
-    try:
-        page.goto(f"{server}book/epsilon.html", wait_until="load")
-        page.locator(".dropdown-download-buttons button.dropdown-toggle").click()
-        link = page.locator(".dropdown-download-buttons a", has_text=".ipynb")
-        name, data = download(page, link)
-    finally:
-        page.close()
+    name, data = header_download(context, server, "book/epsilon.html", ".ipynb")
     assert name == "epsilon.ipynb", name
     served = nbformat.reads(data.decode("utf-8"), as_version=4)
     stored = nbformat.read(ROOT / "book" / "epsilon.ipynb", as_version=4)
@@ -79,14 +83,7 @@ def test_notebook_from_the_header_is_a_file(context, server):
 
 def test_page_source_from_the_header_is_a_file(context, server):
     """A Markdown page's download menu gives its source (.md) as a file too."""
-    page = context.new_page()
-    try:
-        page.goto(f"{server}book/notation.html", wait_until="load")
-        page.locator(".dropdown-download-buttons button.dropdown-toggle").click()
-        link = page.locator(".dropdown-download-buttons a", has_text=".md")
-        name, data = download(page, link)
-    finally:
-        page.close()
+    name, data = header_download(context, server, "book/notation.html", ".md")
     assert name == "notation.md", name
     assert data == (ROOT / "book" / "notation.md").read_bytes()
 
