@@ -22,6 +22,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+from conftest import ROOT  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.colors import to_hex  # noqa: E402
 
@@ -520,7 +521,7 @@ def alt_texts() -> list[tuple[str, str, str, str]]:
     import nbformat
 
     found = []
-    for path in sorted((lnbook_root() / "book").glob("*.ipynb")):
+    for path in sorted((ROOT / "book").glob("*.ipynb")):
         cells = nbformat.read(path, as_version=4).cells
         for cell in cells:
             if cell.cell_type != "markdown":
@@ -534,12 +535,6 @@ def alt_texts() -> list[tuple[str, str, str, str]]:
                 assert len(calls) == 1, (path.name, name, calls)
                 found.append((path.stem, name, alt, calls[0]))
     return found
-
-
-def lnbook_root():
-    import pathlib
-
-    return pathlib.Path(__file__).resolve().parent.parent
 
 
 SAMPLE_ARGS = {"plot_offset_error": (10.0 ** np.arange(5), {"core": np.ones(5)})}

@@ -26,6 +26,7 @@ import argparse
 import os
 import pathlib
 import sys
+import time
 from concurrent.futures import ProcessPoolExecutor
 
 import nbformat
@@ -86,8 +87,6 @@ def copy(path: pathlib.Path, folder: pathlib.Path) -> None:
     """Execute a chapter, errors kept as outputs, into ``folder`` under its own name, with the
     kernel's wall-clock time in the copy's metadata (``lnbook.seconds``; the verification
     page shows it; stored chapters never carry it)."""
-    import time
-
     nb = nbformat.read(path, as_version=4)
     start = time.perf_counter()
     run(nb, path.parent, allow_errors=True)
