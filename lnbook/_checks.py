@@ -12,6 +12,8 @@ numerical work lives in :mod:`lnbook._kernel`, which checks nothing.
 
 from __future__ import annotations
 
+import decimal
+import fractions
 import functools
 import math
 import numbers
@@ -184,9 +186,13 @@ def finite(arr: np.ndarray, name: str) -> None:
 
 def real(value: object, name: str) -> float:
     """A real number as a float64: a TypeError for anything else (a bool, a string, a complex
-    number, an array), a ValueError for NaN, infinities and numbers beyond float64."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number; got {show(value)}")
+    number, an array, and, as in arrays, a Fraction or a Decimal, which float64 would round),
+    a ValueError for NaN, infinities and numbers that float64 cannot hold exactly."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(
+            value, (int, float, np.integer, np.floating)):
+        hint = (" (Fraction and Decimal would be rounded: convert them with float() first)"
+                if isinstance(value, (fractions.Fraction, decimal.Decimal)) else "")
+        raise TypeError(f"{name} must be a real number (int or float){hint}; got {show(value)}")
     try:
         number = float(value)
     except OverflowError:
@@ -196,6 +202,10 @@ def real(value: object, name: str) -> float:
     if isinstance(value, numbers.Integral) and int(number) != int(value):
         raise ValueError(f"{name} is an integer beyond 2**53 that float64 would round: "
                          f"{name} = {show(value)}; lnbook computes in float64")
+    if isinstance(value, np.floating) and value.dtype.itemsize > 8 \
+            and np.longdouble(number) != value:
+        raise ValueError(f"{name} is a {value.dtype} that float64 would round: "
+                         f"{name} = {value!r}; lnbook computes in float64")
     return number
 
 
@@ -383,9 +393,12 @@ def fits(entries: int, what: str, hint: str = "") -> None:
 
 
 def finite_result(arr: np.ndarray, what: str) -> np.ndarray:
-    """Refuse a result that over- or underflowed float64 into inf or NaN, saying what did."""
+    """Refuse a result that over- or underflowed its format into inf or NaN, saying what did
+    and in which format (float64 unless ``arr`` is a narrower float)."""
     if not np.isfinite(arr).all():
+        fmt = np.dtype(arr.dtype) if np.issubdtype(arr.dtype, np.floating) else np.dtype(float)
         raise ValueError(
-            f"{what} is not finite in float64 (overflow or underflow); rescale the input"
+            f"{what} is not finite in {fmt.name} (overflow or underflow: its largest finite "
+            f"value is {float(np.finfo(fmt.type).max):.6g}); rescale the input"
         )
     return arr

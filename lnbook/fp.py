@@ -129,7 +129,7 @@ def merge_stats(
 
     Parameters
     ----------
-    part_a, part_b : tuple (n, mu, q)
+    part_a, part_b : tuple (n, mu, q), or a list of the same three entries
         Count of features (positive integers), mean and population variance of each part;
         the three entries broadcast against each other and against the other part's. The
         arithmetic is carried out in the floating type of ``mu_a`` and ``mu_b``.
@@ -150,7 +150,8 @@ def merge_stats(
         not finite, a variance is negative, the parts do not broadcast, or the merged
         variance overflows their format.
     TypeError
-        If a part is not a tuple, a count not an integer, or a statistic not real numbers.
+        If a part is neither a tuple nor a list, a count not an integer, or a statistic not
+        real numbers.
 
     Notes
     -----
@@ -176,7 +177,8 @@ def merge_stats(
     parts = []
     for name, part in (("part_a", part_a), ("part_b", part_b)):
         if not isinstance(part, (tuple, list)):
-            raise TypeError(f"{name} must be a tuple (n, mu, q); got {_checks.show(part)}")
+            raise TypeError(f"{name} must be a tuple (n, mu, q) (or a list of the three); got "
+                            f"{_checks.show(part)}")
         if len(part) != 3:
             raise ValueError(f"{name} must be a tuple (n, mu, q) of three entries; got "
                              f"{_checks.show(part)}")
@@ -436,8 +438,10 @@ def pairwise_sum(z: ArrayLike) -> np.ndarray:
         n2 -= n2 % 8
         return add(rec(a[..., :n2]), rec(a[..., n2:]))
 
-    total = rec(arr).astype(arr.dtype)
-    return _checks.finite_result(total, f"the sum of z in {arr.dtype}")
+    # numpy's reduction starts from add's identity, +0: exact, except that it turns a sum of
+    # negative zeros into +0, as np.sum does
+    total = (acc(0.0) + rec(arr)).astype(arr.dtype)
+    return _checks.finite_result(total, "the sum of z")
 
 
 @_checks.public

@@ -166,14 +166,18 @@ _P = ParamSpec("_P")
 _R = TypeVar("_R")
 
 
-def _figure(data_fn: Callable[..., dict]) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
+def _figure(data_fn: Callable[..., dict], **sample: Any
+            ) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
     """Make ``draw`` the plot function of ``data_fn``, a ``lnbook.figures`` function.
 
     ``draw`` has the parameters of ``data_fn`` (a test checks), then ``data`` and ``ax`` or
     ``axes``; it reads only ``data`` and its axes. Called without ``data``, the plot function
     computes ``data_fn(**parameters)``; called with ``data``, it draws that dict as it is,
-    and passing parameters too is a TypeError. ``STYLE`` applies while it draws.
+    and passing parameters too is a TypeError. A caller's ``data`` must have the form of what
+    ``data_fn(**sample)`` returns (the same entries, each of the same kind: see
+    :func:`_check_form`). ``STYLE`` applies while it draws.
     """
+    reference = functools.cache(lambda: data_fn(**sample))
 
     def decorate(draw: Callable[_P, _R]) -> Callable[_P, _R]:
         signature = inspect.signature(draw)
@@ -203,6 +207,7 @@ def _figure(data_fn: Callable[..., dict]) -> Callable[[Callable[_P, _R]], Callab
                 raise TypeError(f"{name}: data must be the dict that figures."
                                 f"{data_fn.__name__} returns; got {type(data).__name__}")
             else:
+                _check_form(data, reference(), "data", f"{name}: ", data_fn.__name__)
                 _check_data(data, "data", name)
             for key, value in where.items():
                 if value is not None:
@@ -226,6 +231,62 @@ def _figure(data_fn: Callable[..., dict]) -> Callable[[Callable[_P, _R]], Callab
         return _checks.public(wrapper)
 
     return decorate
+
+
+def _form(value: object) -> str:
+    """The kind of a data entry, as :func:`_check_form` compares it."""
+    if isinstance(value, dict):
+        return "a dict"
+    if isinstance(value, (list, tuple)):
+        return "a list or tuple"
+    if isinstance(value, np.ndarray):
+        kind = "booleans" if value.dtype.kind == "b" else "numbers"
+        return f"a {value.ndim}-d array of {kind}"
+    if isinstance(value, (bool, np.bool_)):
+        return "a bool"
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "None" if value is None else f"a {type(value).__name__}"
+
+
+def _check_form(value: object, like: object, where: str, prefix: str, source: str,
+                top: bool = True) -> None:
+    """``value`` has the form of ``like``, what figures.``source`` returns: a TypeError for an
+    entry of another kind, a ValueError for a missing or an unknown entry of the data dict.
+    The entries of a nested dict (labels) and of a list are each compared with the first of
+    ``like``'s."""
+    form, want = _form(value), _form(like)
+    if form != want:
+        # an array of the wrong number of axes is a wrong shape; anything else a wrong kind
+        both_arrays = isinstance(value, np.ndarray) and isinstance(like, np.ndarray)
+        kind = ValueError if both_arrays and form[-7:] == want[-7:] else TypeError
+        raise kind(f"{prefix}{where} must be {want}, as figures.{source} returns it; got "
+                   f"{form}: {_checks.show(value)}")
+    if isinstance(like, dict) and isinstance(value, dict):
+        if top:
+            missing = [k for k in like if k not in value]
+            unknown = [k for k in value if k not in like]
+            if missing or unknown:
+                raise ValueError(
+                    f"{prefix}data must hold the entries that figures.{source} returns; "
+                    + (f"it lacks {', '.join(map(repr, missing))}" if missing else "")
+                    + ("; " if missing and unknown else "")
+                    + (f"it has {', '.join(map(repr, unknown))}, which figures.{source} does "
+                       "not return" if unknown else ""))
+            for key in like:
+                _check_form(value[key], like[key], f"{where}[{key!r}]", prefix, source, False)
+        elif like:
+            first = next(iter(like.values()))
+            for key, item in value.items():
+                if not isinstance(key, str):
+                    raise TypeError(f"{prefix}the labels of {where} must be strings; got "
+                                    f"{_checks.show(key)}")
+                _check_form(item, first, f"{where}[{key!r}]", prefix, source, False)
+    elif isinstance(like, (list, tuple)) and isinstance(value, (list, tuple)) and like:
+        for k, item in enumerate(value):
+            _check_form(item, like[0], f"{where}[{k}]", prefix, source, False)
 
 
 def _check_data(value: object, where: str, name: str, depth: int = 0) -> None:
@@ -1010,7 +1071,7 @@ def plot_core_bound(*, dims: Sequence[int] = (2, 3, 4, 6, 8, 12, 16), n: int = 2
     return ax
 
 
-@_figure(figures.offset_error_data)
+@_figure(figures.offset_error_data, offsets=[1.0, 10.0], errors={"core": [0.5, 1.0]})
 def plot_offset_error(offsets: ArrayLike, errors: dict[str, ArrayLike], *, max_ticks: int = 6,
                       data: dict | None = None, ax: Axes | None = None) -> Axes:
     r"""Draw the error of computed cores, in ulps, against the offset ``|mu|/sigma`` of the records.
@@ -1140,7 +1201,9 @@ def plot_eps_placement(*, z: ArrayLike = (1.0, 2.0, 3.0, 4.0),
     return ax
 
 
-@_figure(figures.benchmark_ratios_data)
+@_figure(figures.benchmark_ratios_data, results={"results": {"r": {
+    "name": "r", "result": {"per round": [1.0, 2.0], "median": 1.5},
+    "target": {"comparison": "<=", "bound": 2.0}}}})
 def plot_benchmark_ratios(results: dict, *, data: dict | None = None,
                           ax: Axes | None = None) -> Axes:
     """Draw each race's per-round ratios (dots), their median (bar) and its target (triangle).

@@ -147,6 +147,15 @@ def test_merge_stats_counts_never_wrap():
             lambda: fp.merge_stats((1, np.zeros(2), 0.0), (1, np.zeros(3), 0.0)))
 
 
+def test_merge_stats_takes_a_list_part_as_documented():
+    """A part may be a tuple or a list of (n, mu, q) (the second battery: accepted a list,
+    documented only the tuple); anything else is a TypeError naming the part."""
+    assert fp.merge_stats([2, 1.5, 0.25], (2, 3.5, 0.25)) == fp.merge_stats(
+        (2, 1.5, 0.25), (2, 3.5, 0.25)) == (4, 2.5, 1.25)
+    refused(TypeError, "part_b must be a tuple (n, mu, q) (or a list of the three)",
+            lambda: fp.merge_stats((2, 1.5, 0.25), np.array([2, 3.5, 0.25])))
+
+
 def test_merge_stats_in_float32_stays_in_float32():
     """Merging float32 statistics is float32 arithmetic (chan_stats' dtype says "every
     operation"): the result equals the same formula evaluated with numpy float32 scalars."""
@@ -570,9 +579,17 @@ def test_every_dtype():
     refused(TypeError, "dtype", lambda: lnbook.ulp_error(Z, Z, dtype=complex))
 
 
-def test_eps_as_fraction_is_its_float64():
-    """A Fraction (a real number) is taken as the float64 nearest to it, like any real."""
-    assert lnbook.core(Z, eps=Fraction(1, 3)).tolist() == lnbook.core(Z, eps=1 / 3).tolist()
+@pytest.mark.parametrize("eps", [Fraction(1, 3), Fraction(1, 2), Decimal("0.5")])
+def test_eps_as_fraction_or_decimal_is_refused_as_in_arrays(eps):
+    """One policy for one number and for arrays: a Fraction or a Decimal, which float64 would
+    round, is a TypeError naming the parameter and saying how to convert it (the second
+    battery: Fraction was rounded silently, Decimal refused)."""
+    for call in (lambda: lnbook.core(Z, eps=eps), lambda: lnbook.core([eps, 1.0])):
+        with pytest.raises(TypeError, match=r"convert them with float\(\) first") as info:
+            call()
+        assert "eps" in str(info.value) or "z" in str(info.value)
+    with pytest.raises(TypeError, match=r"^eps must be a real number \(int or float\)"):
+        lnbook.core(Z, eps=eps)
 
 
 # --- shapes -------------------------------------------------------------------------------
@@ -931,6 +948,51 @@ def test_plot_refuses_bad_entries_of_the_callers_data(plotting, X, key, bad, kin
         plt.close("all")
 
 
+# every figure with a data function whose parameters all have defaults
+DEFAULT_FIGURES = sorted(
+    name[:-5] for name in figures.__all__ if name.endswith("_data")
+    and name not in ("offset_error_data", "benchmark_ratios_data"))
+
+
+@pytest.mark.parametrize("X", DEFAULT_FIGURES)
+def test_plot_data_must_have_the_form_its_data_function_returns(plotting, X):
+    """The second battery: plot_X(data=...) took an entry of another kind that the figure only
+    iterates over (a string for a list, a dict missing nothing the drawing reached). Now the
+    caller's dict must hold exactly the data function's entries, each of the same kind."""
+    import matplotlib.pyplot as plt
+
+    good = getattr(figures, X + "_data")()
+    draw = getattr(plotting, "plot_" + X)
+    try:
+        draw(data=good)  # the data function's own dict is drawn
+        key = sorted(good)[0]
+        refused(ValueError, f"lacks '{key}'",
+                lambda: draw(data={k: v for k, v in good.items() if k != key}))
+        refused(ValueError, "'extra', which figures",
+                lambda: draw(data={**good, "extra": 1.0}))
+        for key, value in good.items():
+            wrong = object() if not isinstance(value, str) else 1.0
+            refused(TypeError, f"data[{key!r}] must be", lambda: draw(data={**good, key: wrong}))
+    finally:
+        plt.close("all")
+
+
+def test_plot_data_entries_of_a_list_or_label_dict_are_checked(plotting):
+    """Entries inside lists and label dicts are compared with the data function's own."""
+    import matplotlib.pyplot as plt
+
+    data = figures.offset_error_data([1.0, 10.0], {"core": [0.5, 1.0]})
+    try:
+        refused(TypeError, "data['errors']['core'] must be a 1-d array",
+                lambda: plotting.plot_offset_error(data={**data, "errors": {"core": "ab"}}))
+        refused(TypeError, "labels of data['errors'] must be strings",
+                lambda: plotting.plot_offset_error(data={**data, "errors": {1: data["offsets"]}}))
+        refused(ValueError, "data['xticks'] must be a 1-d array",
+                lambda: plotting.plot_offset_error(data={**data, "xticks": np.ones((2, 2))}))
+    finally:
+        plt.close("all")
+
+
 def test_plot_with_good_data_and_wrong_axes_still_says_axes(plotting):
     import matplotlib.pyplot as plt
 
@@ -1177,3 +1239,23 @@ def test_an_integer_eps_that_float64_would_round_is_refused():
             lambda: figures.normalized_variance_data(eps_values=(2**53 + 1,)))
     refused(ValueError, "eps_values[0]", lambda: figures.response_data(eps_values=(2**53 + 1,)))
     assert same(lnbook.core(Z, eps=2**60), lnbook.core(Z, eps=2.0**60))
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 8, 9, 128, 129, 300])
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_pairwise_sum_of_negative_zeros_is_numpys_plus_zero(n, dtype):
+    """The second battery: pairwise_sum of negative zeros gave -0.0 where np.sum gives +0.0
+    (numpy's reduction starts from add's identity, +0)."""
+    z = np.full((3, n), -0.0, dtype=dtype)
+    got, want = fp.pairwise_sum(z), np.sum(z, axis=-1)
+    assert got.dtype == want.dtype and not np.signbit(want).any()
+    assert got.tobytes() == want.tobytes()
+
+
+def test_pairwise_sum_overflow_names_the_format_that_overflowed():
+    """The second battery: a float16 sum beyond 65504 was said to be not finite "in float64"."""
+    refused(ValueError, "the sum of z is not finite in float16 (overflow or underflow: its "
+            "largest finite value is 65504)",
+            lambda: fp.pairwise_sum(np.full(10, 6e4, dtype=np.float16)))
+    refused(ValueError, "not finite in float64",
+            lambda: fp.pairwise_sum(np.array([1e308, 1e308])))
