@@ -972,7 +972,8 @@ def test_plot_data_must_have_the_form_its_data_function_returns(plotting, X):
                 lambda: draw(data={**good, "extra": 1.0}))
         for key, value in good.items():
             wrong = object() if not isinstance(value, str) else 1.0
-            refused(TypeError, f"data[{key!r}] must be", lambda: draw(data={**good, key: wrong}))
+            refused(TypeError, f"data[{key!r}] must be",
+                    lambda key=key, wrong=wrong: draw(data={**good, key: wrong}))
     finally:
         plt.close("all")
 
