@@ -964,7 +964,7 @@ def test_plot_data_must_have_the_form_its_data_function_returns(plotting, X):
     good = getattr(figures, X + "_data")()
     draw = getattr(plotting, "plot_" + X)
     try:
-        draw(data=good)  # the data function's own dict is drawn
+        # (that the data function's own dict is drawn: tests/test_plotting.py, slow tier)
         key = sorted(good)[0]
         refused(ValueError, f"lacks '{key}'",
                 lambda: draw(data={k: v for k, v in good.items() if k != key}))
