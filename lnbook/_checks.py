@@ -360,7 +360,11 @@ def weights(a: ArrayLike) -> np.ndarray:
     if (arr < 0).any():
         i = int(np.argmax(arr < 0))
         raise ValueError(f"weights must be non-negative; got a[{i}] = {float(arr[i])!r}")
-    total = math.fsum(arr)
+    # fsum is exact, and raises OverflowError where the exact sum passes float64's range
+    try:
+        total = math.fsum(arr)
+    except OverflowError:
+        total = math.inf
     # d rounding errors of the entries, each at most one ulp of 1 in the input's format
     if abs(total - 1.0) > arr.size * float(np.finfo(dtype).eps):
         raise ValueError(f"weights must sum to 1; got sum(a) = {total!r}")
@@ -368,10 +372,24 @@ def weights(a: ArrayLike) -> np.ndarray:
 
 
 def _free_bytes() -> int | None:
+    """Free memory, or less when this process's address space is limited (``ulimit -v``,
+    ``RLIMIT_AS``): what is left of the limit. None when neither can be read."""
     try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        page = os.sysconf("SC_PAGE_SIZE")
+        free: int | None = os.sysconf("SC_AVPHYS_PAGES") * page
     except (AttributeError, ValueError, OSError):  # not a POSIX system
         return None
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+        if soft != resource.RLIM_INFINITY:
+            with open("/proc/self/statm") as statm:  # the address space in use, in pages
+                used = int(statm.read().split()[0]) * page
+            free = max(0, soft - used) if free is None else min(free, max(0, soft - used))
+    except (ImportError, OSError, ValueError):
+        pass
+    return free
 
 
 def fits(entries: int, what: str, hint: str = "") -> None:

@@ -26,7 +26,7 @@ _BLOCK = 1 << 16
 def _check_size(lead: tuple[int, ...], d: int, what: str = "the Jacobian") -> None:
     """Refuse a (..., d, d) result that would not fit, before allocating it."""
     n = math.prod(lead)
-    _checks.fits(n * d * d, f"{what} of {n} records with d = {d}",
+    _checks.fits(n * d * d, f"{what} of z ({n} records with d = {d})",
                  ": compute it for fewer records at a time, or use input_grad for products "
                  "with J")
 

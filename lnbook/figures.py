@@ -367,6 +367,7 @@ def operator_norm_data(*, eps: float = 0.1, dims: Sequence[int] = (2, 3)) -> dic
     eps = _checks.eps_value(eps)
     dims = _checks.counts(dims, "dims", minimum=2)
     q = np.logspace(-3, 2, 201)
+    _checks.fits(q.size * max(dims), f"{q.size} records of d = max(dims) = {max(dims)}")
     return {"q": q, "dims": list(dims), "eps": float(eps),
             "norm": np.array([operator_norm(records_with_variance(q, d), eps=eps)
                               for d in dims]),
@@ -460,9 +461,12 @@ def shift_geometry_data(*, z: ArrayLike = (2.0, 0.5),
     # the picture is the plane of records of two features
     z = _checks.vector(z, "z", size=2)
     shifts = _checks.vector(shifts, "shifts")
-    # P z = z - mean(z) 1
-    return {"z": z.copy(), "shifts": shifts.copy(), "shifted": z[None, :] + shifts[:, None],
-            "Pz": z - z.mean()}
+    # P z = z - mean(z) 1 (refused where z or z + c 1 passes float64's range)
+    shifted = _checks.finite_result(z[None, :] + shifts[:, None], "the shifted records z + c 1")
+    # the mean as (z_1 + z_2)/2, or z_1/2 + z_2/2 where the sum passes float64's range
+    mu = z.mean() if np.isfinite(z.sum()) else (z / 2).sum()
+    Pz = _checks.finite_result(z - mu, "P z, the centered record of z")
+    return {"z": z.copy(), "shifts": shifts.copy(), "shifted": shifted, "Pz": Pz}
 
 
 @_checks.public
@@ -978,6 +982,10 @@ def placement_gradients_data(*, depths: Sequence[int] = (2, 4, 8, 16, 32), d: in
     depths_arr = np.asarray(_checks.counts(depths, "depths"))
     seeds = _checks.counts(seeds, "seeds", minimum=0)
     d, L, eps = _checks.count(d, "d"), _checks.count(L, "L"), _checks.eps_value(eps)
+    # the deepest stack's parameters (transformer.init_blocks), refused naming the parameter
+    deepest = max(L, int(depths_arr.max()))
+    _checks.fits(deepest * (2 * 2 * d * d + 2 * d + 3 * d),
+                 f"the parameters of max(L, max(depths)) = {deepest} blocks of d = {d}")
     placements = ("pre", "post")
 
     def mean_norms(depth: int, placement: str) -> np.ndarray:

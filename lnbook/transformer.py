@@ -417,7 +417,7 @@ def rms_jacobian(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
     eps = _checks.eps_value(eps)
     d = z.shape[-1]
     n = z.size // d
-    _checks.fits(n * d * d, f"the RMSNorm Jacobian of {n} records with d = {d}",
+    _checks.fits(n * d * d, f"the RMSNorm Jacobian of z ({n} records with d = {d})",
                  ": compute it for fewer records at a time")
     # the kernel's statistics about 0, rescaled by 2**k where needed: v' = 2**k z and
     # s' = 2**k r with r = sqrt((1/d) |z|^2 + eps); it refuses eps = 0 with an all-zero record

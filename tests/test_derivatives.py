@@ -184,7 +184,8 @@ def test_param_grads_sum_over_records_and_finite_differences():
         (lambda: lnbook.input_grad([1e-3, 2e-3, 4e-3], [1e308, 0, -1e308], eps=0),
          r"input gradient of g at z \(with gamma\) is not finite"),
         (lambda: lnbook.jacobian(np.broadcast_to(np.arange(256.0), (2**16, 256))),
-         r"65536 records with d = 256 would have 4294967296 entries \(32\.0 GiB"),
+         r"the Jacobian of z \(65536 records with d = 256\) would have 4294967296 entries "
+         r"\(32\.0 GiB"),
         (lambda: lnbook.param_grads([[0, 1], [1, 0]], [[1e308, 0], [1e308, 0]]), r"bias gradient"),
     ],
 )

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import functools
 import math
+import subprocess
+import sys
 import threading
 import time
 import tracemalloc
@@ -1260,3 +1262,49 @@ def test_pairwise_sum_overflow_names_the_format_that_overflowed():
             lambda: fp.pairwise_sum(np.full(10, 6e4, dtype=np.float16)))
     refused(ValueError, "not finite in float64",
             lambda: fp.pairwise_sum(np.array([1e308, 1e308])))
+
+
+# --- the third battery (a helper who had not read these tests) ------------------------------
+
+
+def test_weights_beyond_float64_in_sum_are_a_value_error():
+    """weighted_centering_matrix([1e308, 1e308]) raised fsum's OverflowError."""
+    for call in (lambda: lnbook.weighted_centering_matrix([1e308, 1e308]),
+                 lambda: figures.weighted_projection_data(a=[1e308, 1e308])):
+        refused(ValueError, "sum(a) = inf", call)
+
+
+def test_shift_geometry_of_huge_records_is_right_or_refused():
+    """shift_geometry_data(z=[1e308, 1e308]) returned P z = (-inf, -inf) silently."""
+    assert calm(lambda: figures.shift_geometry_data(z=[1e308, 1e308]))["Pz"].tolist() == [0, 0]
+    tiny = figures.shift_geometry_data(z=[5e-324, 5e-324])
+    assert tiny["Pz"].tolist() == [0, 0]
+    big = figures.shift_geometry_data(z=[1.7e308, -1.7e308], shifts=[1.0])
+    assert big["Pz"].tolist() == [1.7e308, -1.7e308]
+    refused(ValueError, "the shifted records z + c 1",
+            lambda: figures.shift_geometry_data(z=[1.7e308, 1.0], shifts=[1e308]))
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: lnbook.jacobian(np.ones(200_000)), "the Jacobian of z (1 records with d = 200000)"),
+    (lambda: transformer.rms_jacobian(np.ones(200_000)), "Jacobian of z (1 records"),
+    (lambda: figures.operator_norm_data(dims=[10**30]), "max(dims)"),
+    (lambda: figures.placement_gradients_data(depths=[10**30]), "max(L, max(depths))"),
+])
+def test_size_refusals_name_the_parameter(call, name):
+    """The size refusals named d or L, parameters of an inner function, not the caller's."""
+    refused(ValueError, name, call)
+
+
+def test_an_address_space_limit_counts_as_memory():
+    """Under `ulimit -v` (RLIMIT_AS 8 GiB) centering_matrix(35000) (9.1 GiB) raised numpy's
+    MemoryError: the size check now takes what is left of the limit as the free memory."""
+    code = ("import resource, lnbook\n"
+            "resource.setrlimit(resource.RLIMIT_AS, (8 << 30, resource.RLIM_INFINITY))\n"
+            "try:\n"
+            "    lnbook.centering_matrix(35000)\n"
+            "except ValueError as exc:\n"
+            "    print(exc)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert "the centering matrix of d = 35000 features would have" in out, out
