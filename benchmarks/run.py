@@ -9,13 +9,15 @@ Usage (from the repository root)::
 Writes ``benchmarks/results.json`` and, from it alone, the generated part of the benchmarks
 page, ``book/_generated/benchmarks_results.md`` (see ``benchmarks/render.py``).
 
-How it measures. Each benchmark has two sides, A (lnbook) and B (the comparison). After a
+How it measures. Each benchmark has two sides, A and B, named in its ratio A/B (lnbook and the
+comparison; for the SVD route, the SVD route and lnbook; RMSNorm and LayerNorm). After a
 warm-up, each side's calls per timing are calibrated so that one timing lasts at least
 ``--min-time`` seconds; then the two sides are timed in turn, A, B, A, B, ... for ``--rounds``
 rounds, and the figure reported is the median over rounds of the ratio A/B of the two
 timings of one round, with its spread (min, max, quartiles). A neighbour that slows the
-machine for a while spoils the ratios of the rounds it overlaps; the median ignores them as
-long as they are fewer than half of the rounds.
+machine for a while spoils the ratios of the rounds it overlaps; as long as they are fewer
+than half of the rounds, the median stays between the smallest and the largest ratio of the
+unspoiled rounds.
 
 Threads: both sides of every race run on the same number of threads n, and numpy's OpenBLAS
 is limited to n threads with threadpoolctl (which also reports the kernel in use):
@@ -456,7 +458,8 @@ def bench_operator_norm(cfg: dict) -> list[dict]:
 
     closed = lnbook.operator_norm(z, eps=EPS)
     rel = float(np.abs(svd_route() / closed - 1).max())
-    # the SVD route is B and the closed form A; the ratio wanted is B / A
+    # the SVD route is A and the closed form B: the ratio A / B is how many times faster
+    # the closed form is
     out = benchmark("operator_norm", svd_route, lambda: lnbook.operator_norm(z, eps=EPS), cfg,
                     name="operator_norm against the SVD route, 1 thread", shape=[B, d],
                     dtype="float64",

@@ -326,6 +326,48 @@ def test_every_public_name_has_a_docstring():
     assert [name for name, fn in CALLABLES if not inspect.getdoc(fn)] == []
 
 
+def undocumented_names(module_name: str, source: str, names: dict[str, object]) -> list[str]:
+    """The names that autodoc's ``automodule`` with a bare ``:members:`` (and no
+    ``:undoc-members:``) would leave out of the API page: a callable or class without a
+    docstring, or data (a constant, a dict) without a ``#:`` doc comment in the source of the
+    namespace that exports it."""
+    from sphinx.pycode import ModuleAnalyzer
+
+    commented = {name for _, name in ModuleAnalyzer.for_string(source, module_name)
+                 .find_attr_docs()}
+    missing = []
+    for name, obj in names.items():
+        if inspect.ismodule(obj):
+            continue
+        documented = bool(inspect.getdoc(obj)) if callable(obj) else name in commented
+        if not documented:
+            missing.append(f"{module_name}.{name}")
+    return missing
+
+
+@pytest.mark.parametrize("module_name", NAMESPACES)
+def test_every_name_of_all_is_on_the_api_page(module_name):
+    """api.md lists every public name: each name of each __all__ is documented where autodoc
+    looks (a docstring, or a ``#:`` comment for data), so its automodule shows it."""
+    module = importlib.import_module(module_name)
+    names = {name: getattr(module, name) for name in module.__all__}
+    assert undocumented_names(module_name, inspect.getsource(module), names) == []
+
+
+def test_an_undocumented_public_name_fails():
+    """A constant without its ``#:`` comment and a function without a docstring are seen."""
+    source = "#: documented\nA = 1\nB = 2\n"
+
+    def f():
+        pass
+
+    def g():
+        """Documented."""
+
+    names = {"A": 1, "B": 2, "f": f, "g": g}
+    assert undocumented_names("m", source, names) == ["m.B", "m.f"]
+
+
 # --- each check can fail -------------------------------------------------------------------
 
 
