@@ -163,9 +163,7 @@ UNCHECKED: dict[str, dict[str, str]] = {
         r"d\ge3": _CASE,
         r"d \ge 3": _CASE,
         r"d = 2, 3": "the two sizes the figure draws: a list, not a relation",
-        r"0 \le \theta \le 1": "the range of the integration variable theta of the proof",
         r"q = 0": "a condition (where the norm of J reaches the bound), not a binding",
-        r"P(z - z') = 0": "a condition: the case the sentence excludes",
         r"J = P/\sqrt\varepsilon": _CONSTANT,
         r"\lVert w\rVert_\infty = \max_i|w_i|":
             "the definition of the maximum norm of a vector w, notation rather than a claim "
@@ -814,14 +812,6 @@ EQUIVALENT: dict[str, dict[str, dict[str, str]]] = {
         r"z \ne z'": {
             "symbol z -> z' at 6": "a hypothesis that any two generic records meet",
         },
-        r"\lVert u_\varepsilon(z) - u_\varepsilon(z')\rVert_2 \le \int_0^1 \lVert "
-        r"J\big(z' + \theta(z - z')\big) \rVert_2\,d\theta\;\lVert z - z'\rVert_2 \le "
-        r"\varepsilon^{-1/2}\lVert z - z'\rVert_2": {
-            "symbol z -> z' at 21": "the left side becomes 0: a weaker statement",
-            "symbol z -> z' at 90": "the norm of J at z' instead of along the segment, still at "
-                                    "most the bound: equally true",
-            "sign - -> + at 175": _WEAKER + " here (the generic z and z' point alike)",
-        },
         r"v \ne 0": {
             "symbol v -> y at 0": "a hypothesis that any generic vector meets",
             "number 0 -> 1 at 6": "a hypothesis that any generic vector meets",
@@ -829,16 +819,6 @@ EQUIVALENT: dict[str, dict[str, dict[str, str]]] = {
         r"\lVert \begin{pmatrix}0&0\\-3/8&3/8\end{pmatrix}\rVert_2 = \frac{3\sqrt2}{8}": {
             "sign - dropped at 27": "equally true: a matrix with one nonzero row has the norm of "
                                     "that row, whatever its signs",
-        },
-        r"\lVert\operatorname{diag}(\gamma)J\rVert_2 \le \lVert\operatorname{diag}(\gamma)P"
-        r"\rVert_2 \lVert J\rVert_2": {
-            r"symbol \gamma -> \beta at 26": "at the constant record the comment binds both sides "
-                                             "are norms of diag(.) P / sqrt(eps), and the generic "
-                                             "biases are smaller than the gains (3, 1, 1): a "
-                                             "weaker statement here",
-            "symbol J -> A at 33": "A = diag(a) has norm below 1, and ||diag(3, 1, 1) A|| stays "
-                                   "below ||diag(3, 1, 1) P|| / sqrt(eps) at the seeds: a weaker "
-                                   "statement here",
         },
         r"\begin{aligned} R &= \lVert u_\varepsilon(z+\delta) - u_\varepsilon(z)\rVert_\infty/"
         r"\lVert \delta\rVert_\infty\\ &= \frac{3/2}{\sqrt{\tfrac34\tau^2 + \varepsilon}} , "
