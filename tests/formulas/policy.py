@@ -39,7 +39,7 @@ _BATCH = ("a sum over the records z_k of a batch (the checker's sums run over th
 _BATCH_LOSS = ("a gradient of the chapter's loss of the weights W over a batch, which the "
                "checker cannot evaluate (it has no gradient in W); the adjacent cells compute "
                "it with grad_W and assert the identity")
-_BATCH_RECORD = ("z_k, v_k are the k-th record of the batch here, not entries of one record; "
+_BATCH_RECORD = ("z_b, v_b are the b-th record of the batch here, not entries of one record; "
                  "the adjacent cell computes them")
 _EQUILIBRIUM = ("the fixed point of the weight-decay recursion, with G defined by the gradient "
                 "of the batch loss (no gradient in W in the checker); the cell asserts the "
@@ -129,17 +129,21 @@ UNCHECKED: dict[str, dict[str, str]] = {
         r"\end{aligned}": _BATCH_LOSS,
         r"\lVert M\rVert_F = \big(\sum_{ij} M_{ij}^2\big)^{1/2}":
             "the definition of the Frobenius norm of a matrix M: notation, not a claim",
-        r"\ell = \sum_k C_k^\top u_\varepsilon(Wx_k)":
-            "the loss of a batch of inputs x_k with the rows C_k of a matrix the cell draws "
+        r"\ell = \sum_b C_b^\top u_\varepsilon(z_b)":
+            "the loss of a batch of records z_b = W x_b with the rows C_b of a matrix the cell "
+            "draws "
             "(the text gives no value for them)",
         r"\langle\nabla\ell, W\rangle = 0": _BATCH_LOSS,
-        r"\langle\nabla\ell, W\rangle = \sum_k \langle \partial\ell/\partial z_k, z_k\rangle "
-        r"= \sum_k \langle J C_k, z_k\rangle = \sum_k \langle C_k, J v_k\rangle": _BATCH_LOSS,
-        r"J = J(z_k)": _BATCH_RECORD,
-        r"J z_k = J v_k": _BATCH_RECORD,
-        r"\begin{aligned} \langle\nabla\ell_\varepsilon(W), W\rangle &= \sum_k "
-        r"\lambda_{\mathrm{rad},k}\,\langle C_k, v_k\rangle ,\\ \lambda_{\mathrm{rad},k} &= "
-        r"\varepsilon/s_k^3 : \end{aligned}": _BATCH_LOSS,
+        r"\langle\nabla\ell, W\rangle = \sum_b \langle \partial\ell/\partial z_b, z_b\rangle "
+        r"= \sum_b \langle J C_b, z_b\rangle = \sum_b \langle C_b, J v_b\rangle": _BATCH_LOSS,
+        r"J = J(z_b)": _BATCH_RECORD,
+        r"J z_b = J v_b": _BATCH_RECORD,
+        r"z_b = Wx_b": _BATCH_RECORD,
+        r"v_b = Pz_b": _BATCH_RECORD,
+        r"b = 1, \dots, 16": "the range of the batch index (the cell asserts sixteen inputs)",
+        r"\begin{aligned} \langle\nabla\ell_\varepsilon(W), W\rangle &= \sum_b "
+        r"\lambda_{\mathrm{rad},b}\,\langle C_b, v_b\rangle ,\\ \lambda_{\mathrm{rad},b} &= "
+        r"\varepsilon/s_b^3 : \end{aligned}": _BATCH_LOSS,
         r"\lVert W - \eta\nabla\ell\rVert^2 = \lVert W\rVert^2 + \eta^2\lVert\nabla\ell\rVert^2":
             _BATCH_LOSS,
         r"\kappa > 0": "a condition: the weight-decay coefficient is positive",
@@ -155,7 +159,7 @@ UNCHECKED: dict[str, dict[str, str]] = {
         r"\eta^2\lVert\nabla\ell(W)\rVert_F^2": _BATCH_LOSS,
         r"\lVert W - \eta\nabla\ell\rVert^2 = \lVert W\rVert^2 - 2\eta\langle\nabla\ell, "
         r"W\rangle + \eta^2\lVert\nabla\ell\rVert^2": _BATCH_LOSS,
-        r"\langle\nabla\ell, W\rangle = \sum_k \lambda_{\mathrm{rad},k}\langle C_k, v_k\rangle":
+        r"\langle\nabla\ell, W\rangle = \sum_b \lambda_{\mathrm{rad},b}\langle C_b, v_b\rangle":
             _BATCH_LOSS,
     },
     "book/sensitivity.ipynb": {
