@@ -391,8 +391,8 @@ UNCHECKED: dict[str, dict[str, str]] = {
             "for the inside placement (the cell beside checks the half size)",
     },
     "book/floating_point.ipynb": {
-        r"m < 2^p":
-            "a condition: the integers m of a format with p bits",
+        r"n < 2^p":
+            "a condition: the integers n of a format with p bits",
         r"\rho = 2^{-p}":
             "defines the unit roundoff of a format with p bits (the cell beside checks p and "
             "rho for three formats)",
@@ -555,6 +555,9 @@ UNCHECKED: dict[str, dict[str, str]] = {
         r"k(768) = 17":
             "numpy's rounding depth k(d), a function the checker does not have (the cell "
             "beside computes it with lnbook.fp.pairwise_depth)",
+        r"k(d) \le 24":
+            "numpy's rounding depth k(d) for d up to 128, a function the checker does not "
+            "have (the summary's cell asserts it with lnbook.fp.pairwise_depth)",
         r"k(d) = \log_2(d/128) + 18":
             "holds for d = 128 times a power of two, the case the sentence names (the cell "
             "beside checks ten of them)",
