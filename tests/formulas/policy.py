@@ -391,6 +391,13 @@ UNCHECKED: dict[str, dict[str, str]] = {
             "for the inside placement (the cell beside checks the half size)",
     },
     "book/floating_point.ipynb": {
+        r"q \approx \sigma^2":
+            "an order of magnitude: the records are sigma (r 1 + xi) with xi standard normal "
+            "(the cell beside asserts the variances at sigma = sqrt(eps) within a factor 3 of eps)",
+        r"\sigma = 10^{-6}": "a condition: one of the spreads the cell passes to offset_errors",
+        r"\sigma = \sqrt\varepsilon":
+            "a condition: one of the spreads the cell passes to offset_errors",
+        r"\sigma = 1": "a condition: one of the spreads the cell passes to offset_errors",
         r"n < 2^p":
             "a condition: the integers n of a format with p bits",
         r"\rho = 2^{-p}":
