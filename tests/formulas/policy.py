@@ -463,8 +463,8 @@ UNCHECKED: dict[str, dict[str, str]] = {
         r"|\mu|/\sigma = 10^9":
             "a condition: the offset of the records the sentence measures (the cell beside "
             "computes them)",
-        r"z = \sigma(r\mathbf 1 + \zeta)":
-            "the records lnbook.fp.offset_errors draws: r is its offset, zeta its fixed "
+        r"z = \sigma(r\mathbf 1 + \psi)":
+            "the records lnbook.fp.offset_errors draws: r is its offset, psi its fixed "
             "standard normal draw",
         r"r = |\mu|/\sigma":
             "names the offset ratio that offset_errors takes as a parameter",
@@ -553,8 +553,8 @@ UNCHECKED: dict[str, dict[str, str]] = {
             "the significand bits of float16, a format the sentence names",
         r"p = 8":
             "the significand bits of bfloat16, a format the sentence names",
-        r"z = c\mathbf 1 + \zeta":
-            "the records the cell beside draws: zeta is a standard normal draw (xi is a data "
+        r"z = c\mathbf 1 + \psi":
+            "the records the cell beside draws: psi is a standard normal draw (xi is a data "
             "shift in the notation)",
         r"\rho|z_i| \approx \rho c":
             "an order of magnitude for records at offset c (the cell beside measures the "
