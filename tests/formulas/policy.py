@@ -531,12 +531,12 @@ UNCHECKED: dict[str, dict[str, str]] = {
         r"|\mu|/\sigma = 10^4":
             "a condition: the offset of the records the sentence measures (the cell beside "
             "computes them)",
-        r"\Gamma_k = k\rho/(1 - k\rho)":
-            "Higham's constant gamma_k (renamed Gamma_k), a function of the count k outside "
+        r"\varphi_k = k\rho/(1 - k\rho)":
+            "Higham's constant gamma_k (renamed varphi_k), a function of the count k outside "
             "the table",
         r"|\theta| \le \rho":
             "the rounding model's bound on the relative error theta of one operation",
-        r"\begin{aligned} |\hat S - S| &\le \Gamma_{k(d)} \sum_i |x_i|,\\ S &= \sum_i x_i . "
+        r"\begin{aligned} |\hat S - S| &\le \varphi_{k(d)} \sum_i |x_i|,\\ S &= \sum_i x_i . "
         r"\end{aligned}":
             "a rounding-error bound for a computed sum S-hat of numbers x_i (the cells "
             "beside test it)",
@@ -586,7 +586,7 @@ UNCHECKED: dict[str, dict[str, str]] = {
             "cell beside checks the merge in fractions)",
         r"\sum_i |x_i| = S":
             "holds for positive terms x_i, the case the sentence names",
-        r"\Gamma_{17} = 17\rho/(1 - 17\rho) \approx":
+        r"\varphi_{17} = 17\rho/(1 - 17\rho) \approx":
             "evaluated with float32's rho = 2^-24, which the sentence names (the table's rho "
             "is float64's; glued from the cell beside)",
         r"\rho = 2^{-24}":
