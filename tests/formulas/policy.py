@@ -393,8 +393,15 @@ UNCHECKED: dict[str, dict[str, str]] = {
             "for the inside placement (the cell beside checks the half size)",
     },
     "book/floating_point.ipynb": {
-        r"m < 2^p":
-            "a condition: the integers m of a format with p bits",
+        r"q \approx \sigma^2":
+            "an order of magnitude: the records are sigma (r 1 + xi) with xi standard normal "
+            "(the cell beside asserts the variances at sigma = sqrt(eps) within a factor 3 of eps)",
+        r"\sigma = 10^{-6}": "a condition: one of the spreads the cell passes to offset_errors",
+        r"\sigma = \sqrt\varepsilon":
+            "a condition: one of the spreads the cell passes to offset_errors",
+        r"\sigma = 1": "a condition: one of the spreads the cell passes to offset_errors",
+        r"n < 2^p":
+            "a condition: the integers n of a format with p bits",
         r"\rho = 2^{-p}":
             "defines the unit roundoff of a format with p bits (the cell beside checks p and "
             "rho for three formats)",
@@ -458,8 +465,9 @@ UNCHECKED: dict[str, dict[str, str]] = {
         r"|\mu|/\sigma = 10^9":
             "a condition: the offset of the records the sentence measures (the cell beside "
             "computes them)",
-        r"z = \sigma(r\mathbf 1 + \xi)":
-            "the records lnbook.fp.offset_errors draws: r and xi are its parameters",
+        r"z = \sigma(r\mathbf 1 + \psi)":
+            "the records lnbook.fp.offset_errors draws: r is its offset, psi its fixed "
+            "standard normal draw",
         r"r = |\mu|/\sigma":
             "names the offset ratio that offset_errors takes as a parameter",
         r"|\mu|/\sigma = 10^{12}":
@@ -525,12 +533,12 @@ UNCHECKED: dict[str, dict[str, str]] = {
         r"|\mu|/\sigma = 10^4":
             "a condition: the offset of the records the sentence measures (the cell beside "
             "computes them)",
-        r"\Gamma_k = k\rho/(1 - k\rho)":
-            "Higham's constant gamma_k (renamed Gamma_k), a function of the count k outside "
+        r"\varphi_k = k\rho/(1 - k\rho)":
+            "Higham's constant gamma_k (renamed varphi_k), a function of the count k outside "
             "the table",
         r"|\theta| \le \rho":
             "the rounding model's bound on the relative error theta of one operation",
-        r"\begin{aligned} |\hat S - S| &\le \Gamma_{k(d)} \sum_i |x_i|,\\ S &= \sum_i x_i . "
+        r"\begin{aligned} |\hat S - S| &\le \varphi_{k(d)} \sum_i |x_i|,\\ S &= \sum_i x_i . "
         r"\end{aligned}":
             "a rounding-error bound for a computed sum S-hat of numbers x_i (the cells "
             "beside test it)",
@@ -547,8 +555,9 @@ UNCHECKED: dict[str, dict[str, str]] = {
             "the significand bits of float16, a format the sentence names",
         r"p = 8":
             "the significand bits of bfloat16, a format the sentence names",
-        r"z = c\mathbf 1 + \xi":
-            "the records the cell beside draws: xi is a standard normal draw",
+        r"z = c\mathbf 1 + \psi":
+            "the records the cell beside draws: psi is a standard normal draw (xi is a data "
+            "shift in the notation)",
         r"\rho|z_i| \approx \rho c":
             "an order of magnitude for records at offset c (the cell beside measures the "
             "error)",
@@ -557,6 +566,9 @@ UNCHECKED: dict[str, dict[str, str]] = {
         r"k(768) = 17":
             "numpy's rounding depth k(d), a function the checker does not have (the cell "
             "beside computes it with lnbook.fp.pairwise_depth)",
+        r"k(d) \le 24":
+            "numpy's rounding depth k(d) for d up to 128, a function the checker does not "
+            "have (the summary's cell asserts it with lnbook.fp.pairwise_depth)",
         r"k(d) = \log_2(d/128) + 18":
             "holds for d = 128 times a power of two, the case the sentence names (the cell "
             "beside checks ten of them)",
@@ -576,7 +588,7 @@ UNCHECKED: dict[str, dict[str, str]] = {
             "cell beside checks the merge in fractions)",
         r"\sum_i |x_i| = S":
             "holds for positive terms x_i, the case the sentence names",
-        r"\Gamma_{17} = 17\rho/(1 - 17\rho) \approx":
+        r"\varphi_{17} = 17\rho/(1 - 17\rho) \approx":
             "evaluated with float32's rho = 2^-24, which the sentence names (the table's rho "
             "is float64's; glued from the cell beside)",
         r"\rho = 2^{-24}":
