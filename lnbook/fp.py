@@ -109,7 +109,8 @@ def welford(z: ArrayLike, *, dtype: DTypeLike = np.float64) -> tuple[np.ndarray,
     z = _records_in(z, dtype)
     mu = np.zeros(z.shape[:-1], dtype=z.dtype)
     m2 = np.zeros(z.shape[:-1], dtype=z.dtype)
-    for k in range(z.shape[-1]):
+    # an empty batch: no record, nothing to loop over (its d may be huge)
+    for k in range(z.shape[-1] if z.size else 0):
         zk = z[..., k]
         delta = zk - mu
         # mu_k = mu_{k-1} + (z_k - mu_{k-1}) / k
@@ -291,6 +292,8 @@ def chan_stats(
     block = _checks.count(block, "block")
     z = _records_in(z, dtype)
     d = z.shape[-1]
+    if not z.size:  # an empty batch: no record, nothing to loop over (its d may be huge)
+        return np.zeros(z.shape[:-1], dtype=z.dtype), np.zeros(z.shape[:-1], dtype=z.dtype)
     parts = []
     for start in range(0, d, block):
         chunk = z[..., start : start + block]
@@ -413,6 +416,8 @@ def pairwise_sum(z: ArrayLike) -> np.ndarray:
     checked = _checks.records(checked)
     arr = checked.astype(dtype if dtype in _FORMATS else np.float64)
     acc = np.float32 if arr.dtype == np.float16 else arr.dtype.type
+    if not arr.size:  # an empty batch: np.sum's zeros, without a loop over its d features
+        return np.sum(arr, axis=-1)
 
     def add(p: np.ndarray, r: np.ndarray) -> np.ndarray:
         return (p + r).astype(acc)

@@ -323,10 +323,18 @@ def _check_axes(value: object, key: str, name: str) -> None:
     if key == "ax":
         if not isinstance(value, Axes):
             raise TypeError(f"{name}: ax must be a matplotlib Axes; got {type(value).__name__}")
-        return
-    if isinstance(value, Axes) or not isinstance(value, (Sequence, np.ndarray)) \
+        values = [value]
+    elif isinstance(value, Axes) or not isinstance(value, (Sequence, np.ndarray)) \
             or not all(isinstance(a, Axes) for a in value):
         raise TypeError(f"{name}: axes must be a sequence of matplotlib Axes; got {value!r}")
+    else:
+        values = list(value)
+    # the figures are drawn on x-y axes (log scales, limits); a polar or 3-d Axes cannot
+    # take them
+    for a in values:
+        if a.name != "rectilinear":
+            raise TypeError(f"{name}: {key} must be rectilinear (x-y) matplotlib Axes; got "
+                            f"{a.name!r} axes")
 
 
 def _panels(axes: Sequence[Axes], n: int) -> list[Axes]:

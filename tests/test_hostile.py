@@ -1308,3 +1308,31 @@ def test_an_address_space_limit_counts_as_memory():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert "the centering matrix of d = 35000 features would have" in out, out
+
+
+@pytest.mark.parametrize("call", [
+    lambda z: lnbook.jacobian(z), lambda z: lnbook.param_grads(z, z), lambda z: fp.welford(z),
+    lambda z: fp.chan_stats(z), lambda z: fp.pairwise_sum(z)])
+def test_an_empty_batch_of_huge_records(call):
+    """An empty batch of shape (0, 10**10) raised MemoryError (a gain of d ones) or never
+    returned (a loop over d, in the statistics of lnbook.fp); (0, 10**7) fits and returns at
+    once (a loop over its features took seconds per million)."""
+    refused(ValueError, "the features of z (shape (0, 10000000000))",
+            lambda: call(np.empty((0, 10**10))))
+    start = time.monotonic()
+    call(np.empty((0, 10**7)))
+    assert time.monotonic() - start < 2
+
+
+def test_plots_refuse_polar_axes(plotting):
+    """plot_X(ax=<polar axes>) raised matplotlib's NotImplementedError (log scale)."""
+    import matplotlib.pyplot as plt
+
+    try:
+        polar = plt.figure().add_subplot(projection="polar")
+        refused(TypeError, "ax must be rectilinear (x-y) matplotlib Axes; got 'polar'",
+                lambda: plotting.plot_normalized_variance(ax=polar))
+        refused(TypeError, "axes must be rectilinear",
+                lambda: plotting.plot_response(axes=[polar, polar]))
+    finally:
+        plt.close("all")
