@@ -104,7 +104,8 @@ def lipschitz_bound(gamma: ArrayLike | None = None, *, eps: float = EPS) -> floa
 
     The bias cancels in differences. For the core (no gain, ``d >= 2``) the bound is the exact
     Lipschitz constant; with a gain it is exact only when the largest ``|gamma_i|`` occurs at
-    least twice, and otherwise the constant is ``||diag(gamma) P||_2 / sqrt(eps)``, smaller.
+    least twice or ``gamma = 0``, and otherwise the constant is
+    ``||diag(gamma) P||_2 / sqrt(eps)``, smaller.
     See :ref:`ch-epsilon` and :ref:`ch-sensitivity`.
 
     Examples
