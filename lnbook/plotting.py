@@ -215,9 +215,6 @@ def _figure(data_fn: Callable[..., dict], **sample: Any
             with style():
                 try:
                     return cast(Any, draw)(**required, data=data, **where)
-                except KeyError as exc:
-                    raise ValueError(f"{name}: data lacks the entry {exc}; pass the dict that "
-                                     f"figures.{data_fn.__name__} returns") from None
                 except (ValueError, TypeError, IndexError) as exc:
                     # matplotlib's or numpy's refusal of entries of the wrong shape: said as
                     # the caller's data (the refusal of axes passes as it is)

@@ -451,7 +451,8 @@ def test_bad_data_and_axes_are_refused():
     """data must be X_data's dict, ax one Axes, axes a sequence of the figure's panels."""
     with pytest.raises(TypeError, match=r"plot_core_bound: data must be the dict"):
         plotting.plot_core_bound(data=[1, 2])
-    with pytest.raises(ValueError, match=r"plot_core_bound: data lacks the entry 'dims'"):
+    with pytest.raises(ValueError, match=r"plot_core_bound: data must hold the entries that "
+                                         r"figures\.core_bound_data returns; it lacks 'dims'"):
         plotting.plot_core_bound(data={})
     with pytest.raises(TypeError, match=r"plot_core_bound: ax must be a matplotlib Axes; got int"):
         plotting.plot_core_bound(ax=3)
