@@ -67,14 +67,18 @@ def test_a_process_left_in_a_session_is_found():
     assert tiers.session_processes(sleeper.pid) == []
 
 
-# a process that outlives its parent and burns 0.6 s of CPU: its parent is never told
+# a child that burns 0.6 s of CPU and that its parent never reaps: the parent waits for the
+# end of a pipe the child holds (EOF when the child has exited), then exits without wait()
 ORPHAN = ("import os, time\n"
+          "r, w = os.pipe()\n"
           "if os.fork() == 0:\n"
+          "    os.close(r)\n"
           "    end = time.process_time() + 0.6\n"
           "    while time.process_time() < end:\n"
           "        pass\n"
           "    os._exit(0)\n"
-          "time.sleep(1.2)\n"
+          "os.close(w)\n"
+          "os.read(r, 1)\n"
           "os._exit(0)\n")
 
 
