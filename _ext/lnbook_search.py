@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import asyncio
 import html
+import json
 import pathlib
 import re
+import shutil
 import unicodedata
 import xml.etree.ElementTree as ET
 
@@ -210,6 +212,17 @@ async def _write_index(out: pathlib.Path, sources: dict[str, str]) -> None:
             await index.add_html_file(content=source, url=url)
 
 
+def _broken_files(folder: pathlib.Path) -> list[str]:
+    """The index files that are empty, and the entry file if it is not JSON."""
+    broken = [p.name for p in folder.rglob("*") if p.is_file() and p.stat().st_size == 0]
+    entry = folder / "pagefind-entry.json"
+    try:
+        json.loads(entry.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        broken.append(entry.name)
+    return broken
+
+
 def build_index(out: pathlib.Path, pages: dict[pathlib.Path, str], skip: set[str]) -> int:
     """Write the Pagefind index of ``pages`` (path -> HTML) into ``out/pagefind``; pages whose
     path relative to ``out`` is in ``skip`` are left out. Returns how many pages it holds."""
@@ -221,7 +234,18 @@ def build_index(out: pathlib.Path, pages: dict[pathlib.Path, str], skip: set[str
         source = index_source(page)
         if source is not None:
             sources["/" + rel] = source
-    asyncio.run(_write_index(out, sources))
+    # Pagefind's service can answer WriteFiles before its last file is on disk and is then
+    # closed: seen once on a loaded machine, pagefind-entry.json of 0 bytes (the search page
+    # then fails). So the files are checked, and the index is written again (at most twice
+    # more) when one is empty or the entry file is not JSON; a third failure stops the build.
+    for _attempt in range(3):
+        shutil.rmtree(out / "pagefind", ignore_errors=True)
+        asyncio.run(_write_index(out, sources))
+        broken = _broken_files(out / "pagefind")
+        if not broken:
+            break
+    else:
+        raise RuntimeError(f"Pagefind wrote broken index files three times: {broken}")
     for unused in UNUSED:  # Pagefind's ready-made interfaces: the search page has its own
         for path in (out / "pagefind").glob(unused):
             path.unlink()

@@ -79,3 +79,18 @@ def test_index_source_titles_the_page_and_keeps_its_article():
     source = search.index_source(page)
     assert 'data-pagefind-body data-pagefind-meta="title:6. The Jacobian"' in source
     assert search.index_source("<html><body><p>no article</p></body></html>") is None
+
+
+def test_a_broken_index_file_is_found(tmp_path):
+    """The build writes the index again when Pagefind leaves a file empty (pagefind-entry.json
+    of 0 bytes, seen once under load) or the entry file is not JSON."""
+    folder = tmp_path / "pagefind"
+    (folder / "index").mkdir(parents=True)
+    (folder / "pagefind-entry.json").write_text('{"version": "1"}')
+    (folder / "index" / "en_1.pf_index").write_bytes(b"x")
+    assert search._broken_files(folder) == []
+    (folder / "pagefind-entry.json").write_text("")
+    assert search._broken_files(folder) == ["pagefind-entry.json", "pagefind-entry.json"]
+    (folder / "pagefind-entry.json").write_text("{")
+    (folder / "index" / "en_1.pf_index").write_bytes(b"")
+    assert sorted(search._broken_files(folder)) == ["en_1.pf_index", "pagefind-entry.json"]
