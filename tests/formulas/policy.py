@@ -465,10 +465,10 @@ UNCHECKED: dict[str, dict[str, str]] = {
         r"|\mu|/\sigma = 10^9":
             "a condition: the offset of the records the sentence measures (the cell beside "
             "computes them)",
-        r"z = \sigma(r\mathbf 1 + \psi)":
-            "the records lnbook.fp.offset_errors draws: r is its offset, psi its fixed "
+        r"z = \sigma(\chi\mathbf 1 + \psi)":
+            "the records lnbook.fp.offset_errors draws: chi is its offset, psi its fixed "
             "standard normal draw",
-        r"r = |\mu|/\sigma":
+        r"\chi = |\mu|/\sigma":
             "names the offset ratio that offset_errors takes as a parameter",
         r"|\mu|/\sigma = 10^{12}":
             "a condition: the offset of the records the sentence measures (the cell beside "
