@@ -182,11 +182,15 @@ class CpuMeter:
         return int(fields["usage_usec"]) / 1e6
 
     def close(self) -> None:
-        if self.group is not None:
+        """Remove the group; a process that has just exited may hold it for a moment."""
+        for _ in range(50) if self.group is not None else ():
             try:
                 self.group.rmdir()
+                return
+            except FileNotFoundError:
+                return
             except OSError:
-                pass
+                time.sleep(0.1)
 
 
 @dataclass
