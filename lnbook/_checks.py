@@ -162,9 +162,10 @@ def records(z: ArrayLike, name: str = "z") -> np.ndarray:
         )
     if arr.shape[-1] == 0:
         raise ValueError(f"{name} has an empty feature axis: shape {arr.shape} has d = 0")
-    # an empty batch of huge records holds nothing, but a gain, a gradient or a loop over its
-    # d features would not fit (or not end)
-    fits(arr.shape[-1], f"the features of {name} (shape {arr.shape})")
+    # as_float64 refused a size that cannot fit; an empty batch has size 0 whatever its d,
+    # but a gain, a gradient or a loop over its d features would not fit (or not end)
+    if not arr.size:
+        fits(arr.shape[-1], f"the features of {name} (shape {arr.shape})")
     return arr
 
 

@@ -21,7 +21,7 @@ from typing import cast
 import numpy as np
 from numpy.typing import ArrayLike
 
-from . import _checks
+from . import _checks, transformer
 from ._audit import record_audit, wrong_axis_layer_norm
 from ._centering import weighted_centering_matrix
 from ._derivatives import jacobian, jacobian_eigenvalues
@@ -984,7 +984,7 @@ def placement_gradients_data(*, depths: Sequence[int] = (2, 4, 8, 16, 32), d: in
     d, L, eps = _checks.count(d, "d"), _checks.count(L, "L"), _checks.eps_value(eps)
     # the deepest stack's parameters (transformer.init_blocks), refused naming the parameter
     deepest = max(L, int(depths_arr.max()))
-    _checks.fits(deepest * (2 * 2 * d * d + 2 * d + 3 * d),
+    _checks.fits(transformer._block_entries(deepest, d, 2 * d),
                  f"the parameters of max(L, max(depths)) = {deepest} blocks of d = {d}")
     placements = ("pre", "post")
 

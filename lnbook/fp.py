@@ -109,8 +109,9 @@ def welford(z: ArrayLike, *, dtype: DTypeLike = np.float64) -> tuple[np.ndarray,
     z = _records_in(z, dtype)
     mu = np.zeros(z.shape[:-1], dtype=z.dtype)
     m2 = np.zeros(z.shape[:-1], dtype=z.dtype)
-    # an empty batch: no record, nothing to loop over (its d may be huge)
-    for k in range(z.shape[-1] if z.size else 0):
+    if not z.size:  # an empty batch: no record, nothing to loop over (its d may be huge)
+        return mu, m2
+    for k in range(z.shape[-1]):
         zk = z[..., k]
         delta = zk - mu
         # mu_k = mu_{k-1} + (z_k - mu_{k-1}) / k

@@ -257,8 +257,9 @@ def _check_form(value: object, like: object, where: str, prefix: str, source: st
     form, want = _form(value), _form(like)
     if form != want:
         # an array of the wrong number of axes is a wrong shape; anything else a wrong kind
-        both_arrays = isinstance(value, np.ndarray) and isinstance(like, np.ndarray)
-        kind = ValueError if both_arrays and form[-7:] == want[-7:] else TypeError
+        same_kind_of_array = isinstance(value, np.ndarray) and isinstance(like, np.ndarray) \
+            and (value.dtype.kind == "b") == (like.dtype.kind == "b")
+        kind = ValueError if same_kind_of_array else TypeError
         raise kind(f"{prefix}{where} must be {want}, as figures.{source} returns it; got "
                    f"{form}: {_checks.show(value)}")
     if isinstance(like, dict) and isinstance(value, dict):

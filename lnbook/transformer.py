@@ -37,6 +37,12 @@ _PLACEMENTS = ("pre", "post")
 _KEYS = ("W1", "b1", "W2", "b2", "gamma", "beta")
 
 
+def _block_entries(L: int, d: int, m: int) -> int:
+    """How many numbers the parameters of ``L`` blocks hold: W1 (m, d), b1 (m,), W2 (d, m) and
+    three vectors of d (b2 and the LayerNorm's gain and bias) per block."""
+    return L * (2 * m * d + m + 3 * d)
+
+
 @_checks.public
 def init_blocks(L: int, d: int, *, m: int | None = None, seed: int = 0) -> list[dict]:
     """The parameters of ``L`` residual blocks at a seeded Gaussian initialization.
@@ -81,7 +87,7 @@ def init_blocks(L: int, d: int, *, m: int | None = None, seed: int = 0) -> list[
     L, d = _checks.count(L, "L"), _checks.count(d, "d")
     m = 2 * d if m is None else _checks.count(m, "m")
     seed = _checks.seed(seed)
-    _checks.fits(L * (2 * m * d + m + 3 * d), f"the parameters of L = {L} blocks of d = {d} "
+    _checks.fits(_block_entries(L, d, m), f"the parameters of L = {L} blocks of d = {d} "
                  f"and m = {m}")
     rng = np.random.default_rng(seed)
     blocks = []

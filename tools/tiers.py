@@ -147,9 +147,9 @@ class CpuMeter:
     def __init__(self, name: str):
         self.group: pathlib.Path | None = None
         for root, usage in ((self.V1, "cpuacct.usage"), (self.V2, "cpu.stat")):
-            if not (root / usage).exists() and not (root / "cgroup.procs").exists():
-                continue
-            if root == self.V2 and not (root / "cgroup.controllers").exists():
+            # a cgroup root: v1's cpuacct hierarchy, or the unified (v2) one
+            if not (root / "cgroup.procs").exists() or (
+                    root == self.V2 and not (root / "cgroup.controllers").exists()):
                 continue
             group = root / f"lnbook-{name}-{os.getpid()}"
             try:

@@ -394,7 +394,7 @@ UNCHECKED: dict[str, dict[str, str]] = {
     },
     "book/floating_point.ipynb": {
         r"q \approx \sigma^2":
-            "an order of magnitude: the records are sigma (r 1 + xi) with xi standard normal "
+            "an order of magnitude: the records are sigma (chi 1 + psi) with psi standard normal "
             "(the cell beside asserts the variances at sigma = sqrt(eps) within a factor 3 of eps)",
         r"\sigma = 10^{-6}": "a condition: one of the spreads the cell passes to offset_errors",
         r"\sigma = \sqrt\varepsilon":
