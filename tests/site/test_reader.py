@@ -254,7 +254,7 @@ def test_wide_block_scrolls_from_the_keyboard(phone, kind):
             image = Image.open(BytesIO(found.screenshot())).convert("L")
             w, h = image.size
             strip = image.crop((w - 6, 0, w, h) if side == "right" else (0, 0, 6, h))
-            return sum(strip.getdata()) / (strip.width * strip.height)
+            return sum(strip.get_flattened_data()) / (strip.width * strip.height)
 
         edges["right"] = edge("right")
         page.evaluate("b => b.classList.add('lnb-test-no-cue')", found.element_handle())

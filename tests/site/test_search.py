@@ -17,8 +17,19 @@ import pytest
 from builtsite import ENTRIES, HTML, NUMBER, ROOT, TOC, scan
 from playwright.sync_api import Page
 
-ANSWER_MS = 1000  # a query answered, results on screen, within this long (loopback)
+# the results the page puts on screen first, as lnbook-search.js says
+FIRST = int(re.search(r"var FIRST = (\d+);", (ROOT / "_ext" / "static" / "lnbook-search.js")
+                      .read_text(encoding="utf-8")).group(1))
+# what a reader's browser downloads from the index before the first results are on screen
+ANSWER_BYTES = 300_000  # 225 kB for "Jacobian" (2026-12-02)
 ANSWERED = "() => document.getElementById('search-results').dataset.answeredAt"
+# the index's files fetched until the answer was on screen: address and bytes (encoded body)
+FETCHED_JS = """() => {
+  const answered = +document.getElementById('search-results').dataset.answeredAt;
+  return performance.getEntriesByType('resource')
+    .filter(e => e.name.includes('/pagefind/') && e.responseEnd <= answered)
+    .map(e => ({url: e.name, bytes: e.encodedBodySize}));
+}"""
 
 
 @pytest.fixture(scope="module")
@@ -44,8 +55,7 @@ class Search:
         self.page = page
         page.goto(f"{server}search.html?q={urllib.parse.quote(query)}", wait_until="load")
         page.wait_for_function(ANSWERED)
-        self.ms = int(page.evaluate(
-            "() => document.getElementById('search-results').dataset.searchMs"))
+        self.fetched = page.evaluate(FETCHED_JS)
         more = page.locator("#search-results button.lnb-more-results")
         # every result: the list grows to the first ten, then the rest behind "Show N more"
         page.wait_for_function("""() => {
@@ -86,17 +96,21 @@ def search(searcher, server):
         s.close()
 
 
-def test_answer_within_a_second_from_the_index(search):
-    """A query is answered, results on screen, within a second of being asked (on loopback,
-    the index not yet loaded), and the page fetches only Pagefind's files for it: no chapter,
-    no other page."""
+def test_answer_from_the_index_alone(search):
+    """A query is answered from Pagefind's index alone, the index not yet loaded: until the
+    first results are on screen the page fetches no chapter and no other page, at most one
+    snippet per result shown first, and at most ANSWER_BYTES of the index in all (what makes
+    the answer quick on a reader's connection; how long it takes on this machine depends on
+    its load, so no time is asserted)."""
     found = search("Jacobian")
     assert not found.problems, "\n".join(found.problems)
     assert found.results, found.summary
-    assert found.ms <= ANSWER_MS, f"answered after {found.ms} ms"
     pages = [u for u in found.requests if u.split("?")[0].endswith(".html")]
     assert [urllib.parse.urlsplit(u).path for u in pages] == ["/search.html"], pages
-    assert any("/pagefind/fragment/" in u for u in found.requests), found.requests
+    fragments = [f for f in found.fetched if "/pagefind/fragment/" in f["url"]]
+    assert 0 < len(fragments) <= FIRST, found.fetched
+    fetched = sum(f["bytes"] for f in found.fetched)
+    assert 0 < fetched <= ANSWER_BYTES, (fetched, found.fetched)
 
 
 def chapter_subjects() -> list[tuple[str, str]]:
