@@ -42,8 +42,13 @@ def in_ci() -> bool:
     return os.environ.get("CI", "").lower() not in ("", "0", "false", "no")
 
 
-def torch_or_skip():
-    """Import torch for the peer tests, or skip them saying why (in CI: fail, never skip)."""
+@pytest.fixture(scope="session")
+def torch():
+    """PyTorch, for the peer tests, or a skip that says why (in CI: a failure, never a skip).
+
+    A test that takes this fixture belongs to the slow tier (pytest_collection_modifyitems):
+    importing torch alone takes about 2 s, which the fast tier cannot afford.
+    """
     reason = ("PyTorch is not installed here; tools/setup-env installs the version pinned in "
               "pyproject.toml (extra `test`)")
     if in_ci():
@@ -112,6 +117,8 @@ def pytest_collection_modifyitems(config, items):
             tier = "site"
         if item.path.suffix == ".ipynb":
             tier = "book"
+        if tier is None and "torch" in getattr(item, "fixturenames", ()):
+            tier = "slow"  # a PyTorch peer
         if tier is not None:
             item.add_marker(getattr(pytest.mark, tier))
         if tier == "site" and not in_ci() and not os.environ.get("LNBOOK_SITE_TIER"):

@@ -16,7 +16,7 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
-pytest.importorskip("torch")
+pytestmark = pytest.mark.usefixtures("torch")  # the benchmarks time PyTorch beside lnbook
 
 
 def load(name: str):

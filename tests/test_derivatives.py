@@ -6,7 +6,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from conftest import eps_values, finite, record_arrays, torch_or_skip
+from conftest import eps_values, finite, record_arrays
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -200,9 +200,8 @@ def test_complex_gain_is_a_type_error():
         lnbook.jacobian([1, 2], gamma=[1 + 1j, 2])
 
 
-def test_peer_pytorch_autograd_jacobian():
+def test_peer_pytorch_autograd_jacobian(torch):
     """lnbook.jacobian equals torch.autograd.functional.jacobian of F.layer_norm (float64)."""
-    torch = torch_or_skip()
     rng = np.random.default_rng(7)
     for d, eps in [(2, 3.0), (5, 1e-5), (8, 0.3)]:
         z, gamma = rng.normal(size=d) * 2, rng.normal(size=d)
@@ -213,9 +212,8 @@ def test_peer_pytorch_autograd_jacobian():
         assert np.allclose(lnbook.jacobian(z, eps=eps, gamma=gamma), theirs, rtol=1e-12, atol=1e-12)
 
 
-def test_peer_pytorch_backward():
+def test_peer_pytorch_backward(torch):
     """input_grad and param_grads equal PyTorch's backward for input, weight and bias."""
-    torch = torch_or_skip()
     rng = np.random.default_rng(8)
     z, g = rng.normal(size=(3, 4, 6)) + 2, rng.normal(size=(3, 4, 6))
     gamma, beta = rng.normal(size=6), rng.normal(size=6)

@@ -16,6 +16,7 @@ testing page shows (``book/_formulas.md``).
 
 from __future__ import annotations
 
+import functools
 import json
 import pathlib
 import sys
@@ -197,16 +198,13 @@ TOC = pages.toc_pages()
 STRICT = sorted(policy.STRICT)
 
 
-@pytest.fixture(scope="module")
-def audits():
-    """Every page checked once; the strict pages' mutants too."""
-    out = {}
-    for page in TOC:
-        audit = check.audit_page(page, policy)
-        if audit.strict:
-            check.run_mutants(audit, policy)
-        out[page] = audit
-    return out
+@functools.cache
+def audit_of(page: str) -> check.PageAudit:
+    """A page's formulas checked, and a strict page's mutants; once per test process."""
+    audit = check.audit_page(page, policy)
+    if audit.strict:
+        check.run_mutants(audit, policy)
+    return audit
 
 
 def _show(entries) -> str:
@@ -222,11 +220,11 @@ def test_policy_names_pages_of_the_book():
 
 
 @pytest.mark.parametrize("name", STRICT)
-def test_strict_page_is_checked(audits, name):
+def test_strict_page_is_checked(name):
     """Every display formula and every inline formula with a relation is checked, a definition
     that a later checked formula uses, or listed with its reason."""
     page = name
-    audit = audits[page]
+    audit = audit_of(page)
     assert not audit.problems, audit.problems
     failures = audit.failures
     assert not failures, (f"{page}: formulas neither checked nor listed in "
@@ -235,11 +233,11 @@ def test_strict_page_is_checked(audits, name):
 
 
 @pytest.mark.parametrize("name", STRICT)
-def test_mutants_of_checked_formulas_fail(audits, name):
+def test_mutants_of_checked_formulas_fail(name):
     """Changing a sign, an exponent, a factor, a subscript or a symbol of a checked formula
     makes it fail, unless the policy lists that mutant as equally true."""
     page = name
-    audit = audits[page]
+    audit = audit_of(page)
     survivors = [(e.formula.key, label, text) for e, label, text, killed, listed in
                  audit.mutants if not killed and not listed]
     assert not survivors, "mutants that still pass:\n" + "\n".join(
@@ -259,10 +257,10 @@ def test_notation_page_and_symbol_table_agree():
                            f"in the table only: {sorted(table - page)}")
 
 
-def test_results_file_and_generated_counts(audits):
+def test_results_file_and_generated_counts():
     """The results file is written for the verification page, and book/_formulas.md (which
     testing.md includes) is what the results make of it."""
-    data = report.results(audits)
+    data = report.results({page: audit_of(page) for page in TOC})
     RESULTS.parent.mkdir(exist_ok=True)
     RESULTS.write_text(report.dumps(data))
     assert set(data["pages"]) == set(TOC)

@@ -275,9 +275,8 @@ def test_round_bfloat16_is_nearest_with_8_bits():
     assert (np.abs(r - x) <= half).all()
 
 
-def test_round_bfloat16_against_torch():
+def test_round_bfloat16_against_torch(torch):
     """Peer: torch's float32 -> bfloat16 cast rounds the same way, bit for bit."""
-    torch = pytest.importorskip("torch", reason="PyTorch is not installed; peer test skipped")
     rng = np.random.default_rng(11)
     x = (rng.standard_normal(20000) * 10.0 ** rng.integers(-20, 20, 20000)).astype(np.float32)
     x[:4] = [1 + 2**-8, 1 + 3 * 2**-8, -(1 + 2**-8), 2**-130]  # ties and a subnormal

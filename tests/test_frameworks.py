@@ -11,7 +11,6 @@ import math
 
 import numpy as np
 import pytest
-from conftest import torch_or_skip
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
@@ -258,11 +257,6 @@ def test_eps_is_keyword_only_and_required():
 
 
 # --- peers: PyTorch (float64) ------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def torch():
-    return torch_or_skip()
 
 
 def test_peer_torch_functional_layer_norm(torch):

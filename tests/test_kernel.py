@@ -12,7 +12,6 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 import pytest
-from conftest import torch_or_skip
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -391,13 +390,12 @@ def test_conventions_table_is_read_only():
 # --- peers --------------------------------------------------------------------------------
 
 
-def test_batch_norm_against_torch_batchnorm1d_training_mode():
+def test_batch_norm_against_torch_batchnorm1d_training_mode(torch):
     """batch_norm equals torch.nn.BatchNorm1d(affine=False) in training mode (float64).
 
     The last column has offset / spread 1e7: there torch 2.13 is about 1e6 ulps off the
     exact result, lnbook within 4 (each column checked against exact_core of that column).
     """
-    torch = torch_or_skip()
     z = np.random.default_rng(9).normal(size=(32, 6)) * [1, 2, 3, 4, 5, 1e-3] + [0, 1, 2, 3, 4, 1e4]
     for eps in (1e-5, 0.1):
         layer = torch.nn.BatchNorm1d(6, eps=eps, affine=False, dtype=torch.float64)

@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from conftest import eps_values, finite, record_arrays, torch_or_skip
+from conftest import eps_values, finite, record_arrays
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -214,9 +214,8 @@ def test_never_nan(z, eps):
     assert np.isfinite(lnbook.layer_norm(z, eps=eps)).all()
 
 
-def test_peer_pytorch_layer_norm():
+def test_peer_pytorch_layer_norm(torch):
     """lnbook.layer_norm equals torch.nn.functional.layer_norm in float64."""
-    torch = torch_or_skip()
     rng = np.random.default_rng(1)
     for shape, eps in [((7,), 1e-5), ((3, 4, 16), 1e-3), ((2, 5), 0.7), ((4, 3), 1e-12)]:
         z = rng.normal(size=shape) * 3 + 1

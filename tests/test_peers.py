@@ -206,10 +206,9 @@ def test_keras_torch_backend_calls_torch_layer_norm():
 # --- PyTorch's CPU kernel ------------------------------------------------------------------
 
 
-def test_torch_cpu_kernel_is_not_the_one_pass_formula():
+def test_torch_cpu_kernel_is_not_the_one_pass_formula(torch):
     """torch.nn.functional.layer_norm in float32 on (1,2,3,4)+1e4: its Welford-and-merge
     statistics (ATen RowwiseMoments) keep the variance; the one-pass formula returns 0."""
-    torch = pytest.importorskip("torch", reason="PyTorch is not installed; peer test skipped")
     z = OFFSET_RECORD
     out, mean, rstd = torch.native_layer_norm(torch.from_numpy(z), (4,), None, None, 1e-5)
     q = 1 / float(rstd) ** 2 - 1e-5
@@ -217,11 +216,10 @@ def test_torch_cpu_kernel_is_not_the_one_pass_formula():
     assert np.abs(out.numpy() - lnbook.core(z)).max() < 1e-2
 
 
-def test_torch_rmsnorm_default_eps_is_machine_epsilon():
+def test_torch_rmsnorm_default_eps_is_machine_epsilon(torch):
     """torch.nn.RMSNorm(eps=None) uses the machine epsilon of the input's type: on a record whose
     mean square is comparable to it the output is z / sqrt(mean(z^2) + finfo.eps), as the
     'rmsnorm' convention computes, and not z / rms(z)."""
-    torch = pytest.importorskip("torch", reason="PyTorch is not installed; peer test skipped")
     layer = torch.nn.RMSNorm(4, dtype=torch.float64)
     assert layer.eps is None
     z = np.array([1.0, -2.0, 3.0, -4.0]) * 1e-8  # mean square 7.5e-16, machine eps 2.2e-16
@@ -232,11 +230,10 @@ def test_torch_rmsnorm_default_eps_is_machine_epsilon():
     assert not np.allclose(theirs, lnbook.rms_norm(z, eps=0), rtol=1e-3)
 
 
-def test_torch_batchnorm_batch_of_one_training_and_inference():
+def test_torch_batchnorm_batch_of_one_training_and_inference(torch):
     """BatchNorm1d refuses to train on a batch of one; in eval mode it normalizes a batch of one
     with its running statistics (momentum 0.1, unbiased batch variances), as the exercises
     chapter computes with numpy."""
-    torch = pytest.importorskip("torch", reason="PyTorch is not installed; peer test skipped")
     bn = torch.nn.BatchNorm1d(4, affine=False, dtype=torch.float64)
     one = torch.tensor([[2.0, 4.0, 6.0, 8.0]], dtype=torch.float64)
     with pytest.raises(ValueError, match="Expected more than 1 value per channel"):

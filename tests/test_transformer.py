@@ -159,11 +159,8 @@ def test_rms_jacobian_by_hand_and_layer_norm_link():
                                rtol=1e-13, atol=1e-15)
 
 
-def test_peer_pytorch_autograd_stack_and_rms_jacobian():
+def test_peer_pytorch_autograd_stack_and_rms_jacobian(torch):
     """Both placements' gradients and J_rms equal PyTorch autograd's (float64, F.layer_norm)."""
-    from conftest import torch_or_skip
-
-    torch = torch_or_skip()
     F = torch.nn.functional
     blocks = perturbed_blocks(L=3, d=5, m=7, seed=4)
     rng = np.random.default_rng(8)
