@@ -633,3 +633,34 @@ def test_axe_no_serious_violation(reader, path):
     serious = [v for v in look.axe if v["impact"] in ("serious", "critical")]
     assert not serious, f"{path} at {reader.viewport}:\n" + "\n".join(
         f"{v['impact']} {v['id']} ({v['count']}): {v['help']} {v['nodes']}" for v in serious)
+
+
+def test_axe_scans_can_fail(phone):
+    """The two scans of every look find what they are for, on a page of the book: the light
+    scan an image without a text alternative and grey text on grey, the dark scan's colour
+    contrast dark text on the dark theme's background (a scan that cannot fail would pass a
+    page that axe never read)."""
+    from browsing import AXE_CONTRAST_JS, AXE_JS
+
+    if phone.axe is None:
+        pytest.fail(f"{AXE} is missing: run `npm ci` at the repository root")
+    page = phone.page(Look(path="book/shift.html", viewport="phone"))
+    try:
+        page.goto(f"{phone.base}book/shift.html", wait_until="load")
+        page.evaluate("""() => {
+            const article = document.querySelector('article.bd-article');
+            article.insertAdjacentHTML('afterbegin',
+                '<p style="color: #8a8a8a; background: #999">grey on grey</p>' +
+                '<img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" width="10" height="10">');
+        }""")
+        page.add_script_tag(content=phone.axe)
+        light = {v["id"] for v in page.evaluate(AXE_JS, False)}
+        page.evaluate("""() => {
+            document.documentElement.dataset.theme = 'dark';
+            document.querySelector('article.bd-article > p').style.cssText = 'color: #222';
+        }""")
+        dark = {v["id"] for v in page.evaluate(AXE_CONTRAST_JS, False)}
+    finally:
+        page.close()
+    assert {"image-alt", "color-contrast"} <= light, light
+    assert dark == {"color-contrast"}, dark
