@@ -214,7 +214,10 @@ def test_chapters_reproduce_under(variant, variant_runs, pytestconfig):
     kernels = kernel_probes(run)
     assert kernels, f"no kernel of the {variant} run reported its CPU features:\n" \
                     f"{run.process.stderr[-3000:]}"
-    assert len(kernels) >= len(CHAPTERS), (len(kernels), len(CHAPTERS))
+    assert len(kernels) >= len(CHAPTERS), (
+        f"{len(kernels)} of the {len(CHAPTERS)} chapters' kernels of the {variant} run "
+        f"reported their CPU features (tools/execute.py exited {run.process.returncode}):\n"
+        f"{run.process.stdout[-2000:]}\n{run.process.stderr[-4000:]}")
     for kernel in kernels:
         still_on = [t for t in disabled if kernel["features"].get(t)]
         assert not still_on, f"NPY_DISABLE_CPU_FEATURES left {still_on} enabled in a kernel"
