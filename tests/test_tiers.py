@@ -104,3 +104,12 @@ def test_cpu_of_a_process_that_outlives_its_parent(tmp_path):
     finally:
         tiers.CpuMeter.V1 = pathlib.Path("/sys/fs/cgroup/cpuacct")
         tiers.CpuMeter.V2 = pathlib.Path("/sys/fs/cgroup")
+
+
+def test_no_test_of_this_session_takes_torch_unless_slow(request):
+    """Every test that takes the torch fixture is marked slow (tests/conftest.py), so the
+    fast tier, which deselects slow tests, never imports PyTorch."""
+    unmarked = [item.nodeid for item in request.session.items
+                if "torch" in getattr(item, "fixturenames", ())
+                and item.get_closest_marker("slow") is None]
+    assert not unmarked, unmarked

@@ -67,6 +67,15 @@ def phone(readers):
     return readers["phone"]
 
 
+def require_axe(reader: Reader) -> None:
+    """Skip, saying why, when axe-core is not installed (in CI: fail)."""
+    if reader.axe is None:
+        reason = f"{AXE} is missing: run `npm ci` at the repository root"
+        if in_ci():
+            pytest.fail(reason)
+        pytest.skip(reason)
+
+
 # the three window widths every page is measured at, and the window that measures each
 WIDTHS = {NARROW: "phone", VIEWPORTS["phone"]["width"]: "phone",
           VIEWPORTS["desktop"]["width"]: "desktop"}
@@ -296,11 +305,7 @@ def test_dark_no_light_box(reader, path):
 def test_dark_contrast(reader, path):
     """In the dark theme, axe-core finds no text below its contrast minimum (phone: code
     included; desktop: code excluded, as in the light pass)."""
-    if reader.axe is None:
-        reason = f"{AXE} is missing: run `npm ci` at the repository root"
-        if in_ci():
-            pytest.fail(reason)
-        pytest.skip(reason)
+    require_axe(reader)
     found = reader.look(path).dark_axe
     assert not found, f"{path} at {reader.viewport}, dark theme:\n" + "\n".join(
         f"{v['impact']} {v['id']} ({v['count']}): {v['help']} {v['nodes']}" for v in found)
@@ -624,11 +629,7 @@ def test_keyboard_focus_is_visible(server, new_context, viewport):
 def test_axe_no_serious_violation(reader, path):
     """axe-core, injected into the page at phone and desktop width, reports no serious or
     critical violation."""
-    if reader.axe is None:
-        reason = f"{AXE} is missing: run `npm ci` at the repository root"
-        if in_ci():
-            pytest.fail(reason)
-        pytest.skip(reason)
+    require_axe(reader)
     look = reader.look(path)
     serious = [v for v in look.axe if v["impact"] in ("serious", "critical")]
     assert not serious, f"{path} at {reader.viewport}:\n" + "\n".join(
@@ -642,8 +643,7 @@ def test_axe_scans_can_fail(phone):
     page that axe never read)."""
     from browsing import AXE_CONTRAST_JS, AXE_JS
 
-    if phone.axe is None:
-        pytest.fail(f"{AXE} is missing: run `npm ci` at the repository root")
+    require_axe(phone)
     page = phone.page(Look(path="book/shift.html", viewport="phone"))
     try:
         page.goto(f"{phone.base}book/shift.html", wait_until="load")
