@@ -542,7 +542,8 @@ async () => {
 """
 
 # what a printed page shows: every code block and output within the paper's width, and every
-# exercise solution's body visible (the screen keeps solutions folded)
+# exercise solution's body visible at once (the screen keeps solutions folded; a body still
+# fading in, an animation or transition running on it, is not yet what the paper shows)
 PRINT_JS = r"""
 () => {
   const article = document.querySelector('article.bd-article');
@@ -562,8 +563,18 @@ PRINT_JS = r"""
     const body = Array.from(s.children).filter(c => !c.classList.contains('admonition-title'));
     const shown = body.filter(c => c.checkVisibility({opacityProperty: true,
                                                       visibilityProperty: true})
-                                   && c.getBoundingClientRect().height > 0);
-    if (shown.length < body.length) hidden.push(s.id);
+                                   && c.getBoundingClientRect().height > 0
+                                   && c.getAnimations().length === 0);
+    // what hid it, for the failure message (the print media's state of the first hidden child)
+    const first = body.find(c => !shown.includes(c));
+    if (first) {
+      const st = getComputedStyle(first);
+      hidden.push(`${s.id} (${body.length - shown.length} of ${body.length} children hidden; `
+          + `first: ${first.tagName.toLowerCase()} opacity ${st.opacity}, visibility `
+          + `${st.visibility}, display ${st.display}, height `
+          + `${first.getBoundingClientRect().height.toFixed(0)} px, `
+          + `${first.getAnimations().length} animations; solution classes: ${s.className})`);
+    }
   }
   return {code: pres.length, cut, solutions: solutions.length, hidden};
 }

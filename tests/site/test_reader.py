@@ -321,7 +321,8 @@ def test_print_shows_everything(desktop, path):
     the paper's edge and every exercise solution is shown."""
     printed = desktop.look(path).printed
     assert not printed["cut"], f"{path} printed: code cut:\n" + "\n".join(printed["cut"])
-    assert not printed["hidden"], f"{path} printed: solutions hidden: {printed['hidden']}"
+    assert not printed["hidden"], f"{path} printed: solutions hidden:\n" + "\n".join(
+        printed["hidden"])
 
 
 # --------------------------------------------------------------------------------------------
