@@ -33,8 +33,12 @@ comparing its pointer with its tables (``openblas_get_corename``), so two varian
 the same table with the same targets off run the same code with the same parameters: this
 OpenBLAS has no Zen table of its own and runs "Zen" on its Haswell table, so the zen variant
 checks, by a probe started with ``OPENBLAS_CORETYPE=Zen``, that it loads that table, and reads
-the haswell variant's run. The variant equal to this machine's default code path is skipped:
-the book tier's own run (tests/test_notebooks.py, no variable set) already covers it. Select
+the haswell variant's run. A variant whose variables load this machine's default code path
+(the same OpenBLAS table and thread count, the same numpy targets enabled, as a python started
+with the book tier's environment: SkylakeX on a CPU with AVX-512; haswell, and so zen, on one
+without it whose default table is Haswell's) is skipped once its probe has shown that its
+variables load what they name: the book tier's own run (tests/test_notebooks.py, no variable
+set) already runs that code. Select
 this tier with ``pytest -m portability tests/test_portability.py``; deselect it with
 ``-m "not portability"``.
 """
@@ -45,12 +49,13 @@ import functools
 import json
 import os
 import pathlib
+import re
 import subprocess
 import sys
 import tempfile
 
 import pytest
-from chapters import CHAPTERS, cell_difference, code_cells, stored_code_cells
+from chapters import CHAPTERS, cell_difference, code_cells, default_environment, stored_code_cells
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 DISPATCH_TARGETS = ("X86_V3", "X86_V4", "AVX512_ICL", "AVX512_SPR")
@@ -78,14 +83,15 @@ import numpy
 from numpy._core import _multiarray_umath as _mu
 from threadpoolctl import threadpool_info as _pools
 
+_blas = next((p for p in _pools() if p.get("internal_api") == "openblas"), {})
 with open(os.environ["LNBOOK_PORTABILITY_PROBE"], "a") as _f:
     _f.write(json.dumps({
         "features": {k: bool(_mu.__cpu_features__.get(k)) for k in _mu.__cpu_dispatch__},
         "dispatch": list(_mu.__cpu_dispatch__),
-        "openblas": next((p.get("architecture") for p in _pools()
-                          if p.get("internal_api") == "openblas"), None),
+        "openblas": _blas.get("architecture"),
+        "threads": _blas.get("num_threads"),
     }) + "\n")
-del _f, _pools, _mu
+del _f, _pools, _mu, _blas
 """
 
 
@@ -111,9 +117,16 @@ def variant_variables(name: str) -> dict[str, str]:
 
 
 @functools.cache
-def default_openblas_kernel() -> str:
-    """The OpenBLAS kernel this machine loads when no variable chooses one."""
-    return probe(base_environment())["openblas"]
+def default_probe() -> dict:
+    """What the book tier's own run loads (tests/chapters.py's default environment)."""
+    return probe(default_environment())
+
+
+def code_path(found: dict) -> tuple:
+    """What decides a kernel's arithmetic, from a probe: the OpenBLAS kernel table and its
+    thread count, and the numpy dispatch targets enabled."""
+    return (found["openblas"], found["threads"],
+            tuple(sorted(t for t, on in found["features"].items() if on)))
 
 
 @functools.cache
@@ -146,18 +159,33 @@ def variant_environment(name: str, home: pathlib.Path) -> dict[str, str]:
     return env
 
 
-def skip_reason(variant: str) -> str | None:
-    """Why a variant need not run on this machine, or None."""
-    _, disabled, reported = VARIANTS[variant]
+def unavailable(variant: str) -> str | None:
+    """Why a variant's code path cannot be loaded on this machine, or None."""
     if variant == "skylakex":
         from numpy._core import _multiarray_umath as mu
 
         if not mu.__cpu_features__.get("AVX512_SKX"):
             return "this CPU has no AVX-512: OpenBLAS cannot load its SkylakeX kernel here"
-    if not disabled and default_openblas_kernel() == reported:
-        return (f"this machine's default code path ({reported}, every numpy target): the book "
-                "tier's own run, with no variable set, covers it")
     return None
+
+
+def covered_by_default(variant: str) -> str | None:
+    """Why the book tier's own run already runs this variant's code path, or None: a python
+    started with the variant's variables loads the same OpenBLAS table with the same threads,
+    and has the same numpy targets enabled, as one started with the default environment
+    (e.g. haswell on a CPU without AVX-512, whose default is Haswell's table)."""
+    own = variant_probe(variant)
+    if code_path(own) != code_path(default_probe()):
+        return None
+    table, threads, enabled = code_path(own)
+    return (f"this machine's default code path (OpenBLAS {table}, {threads} threads; numpy "
+            f"targets on: {', '.join(enabled) or 'none'}): the book tier's own run, with no "
+            "variable set, covers it")
+
+
+def skip_reason(variant: str) -> str | None:
+    """Why a variant need not run on this machine, or None."""
+    return unavailable(variant) or covered_by_default(variant)
 
 
 @pytest.fixture(scope="module")
@@ -185,6 +213,29 @@ def kernel_probes(run) -> list[dict]:
     return [json.loads(line) for line in probe_file.read_text().splitlines()]
 
 
+def test_only_the_same_code_path_is_left_to_the_default_run(monkeypatch):
+    """A variant is left to the book tier's run only when its probe and the default's agree on
+    the OpenBLAS table, its threads and every numpy target; one difference and it runs."""
+    import conftest
+
+    default = {"openblas": "Haswell", "threads": 2,
+               "features": {"X86_V3": True, "X86_V4": False}, "dispatch": ["X86_V3", "X86_V4"]}
+    monkeypatch.setattr(sys.modules[__name__], "default_probe", lambda: default)
+    for change in ({}, {"openblas": "Sandybridge"}, {"threads": 1},
+                   {"features": {"X86_V3": False, "X86_V4": False}},
+                   {"features": {"X86_V3": True, "X86_V4": True}}):
+        own = {**default, **change}
+        monkeypatch.setattr(sys.modules[__name__], "variant_probe", lambda name, own=own: own)
+        reason = covered_by_default("haswell")
+        if change:
+            assert reason is None, change
+        else:  # and the full command accepts the skip (tests/conftest.py's ACCEPTED_SKIPS)
+            assert reason.startswith("this machine's default code path (OpenBLAS Haswell, 2 "
+                                     "threads; numpy targets on: X86_V3)"), reason
+            assert any(re.search(pattern, reason)
+                       for pattern in conftest.ACCEPTED_SKIPS), reason
+
+
 def test_dispatch_target_names_are_numpy_24s():
     """The names this tier disables are the dispatch targets this numpy knows.
 
@@ -203,13 +254,16 @@ def test_dispatch_target_names_are_numpy_24s():
 def test_chapters_reproduce_under(variant, variant_runs, pytestconfig):
     """Every chapter's stored outputs come out again, byte for byte, on this code path."""
     coretype, disabled, reported = VARIANTS[variant]
-    reason = skip_reason(variant)
+    reason = unavailable(variant)
     if reason:
         pytest.skip(reason)
     own = variant_probe(variant)  # what this variant's variables load, whoever runs it
     assert own["openblas"] == reported, (
         f"OPENBLAS_CORETYPE={coretype} loaded {own['openblas']}, not {reported}")
     assert not [t for t in disabled if own["features"].get(t)], own["features"]
+    reason = covered_by_default(variant)  # checked first: the variables do what they say
+    if reason:
+        pytest.skip(reason)
     run = variant_runs(variant)
     kernels = kernel_probes(run)
     assert kernels, f"no kernel of the {variant} run reported its CPU features:\n" \

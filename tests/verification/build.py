@@ -289,7 +289,9 @@ def render(data: dict) -> str:
     lines += ["## Other machines' code paths", ""]
     if variants:
         lines += ["Every chapter was executed again, and every stored output compared, under "
-                  "each of these OpenBLAS kernels and numpy SIMD levels:", "",
+                  "each of these OpenBLAS kernels and numpy SIMD levels that this machine can "
+                  "load and that differ from its own code path above; a skipped variant says "
+                  "why:", "",
                   "| variant | `OPENBLAS_CORETYPE` | kernel loaded | numpy SIMD switched off "
                   "| result |", "|---|---|---|---|---|"]
         for name, v in variants.items():
