@@ -35,8 +35,8 @@ OpenBLAS has no Zen table of its own and runs "Zen" on its Haswell table, so the
 checks, by a probe started with ``OPENBLAS_CORETYPE=Zen``, that it loads that table, and reads
 the haswell variant's run. A variant whose variables load this machine's default code path
 (the same OpenBLAS table and thread count, the same numpy targets enabled, as a python started
-with the book tier's environment: SkylakeX on a CPU with AVX-512; haswell, and so zen, on one
-without it whose default table is Haswell's) is skipped once its probe has shown that its
+with the book tier's environment: skylakex where that default is SkylakeX's table; haswell,
+and so zen, where it is Haswell's without AVX-512) is skipped once its probe has shown that its
 variables load what they name: the book tier's own run (tests/test_notebooks.py, no variable
 set) already runs that code. Select
 this tier with ``pytest -m portability tests/test_portability.py``; deselect it with
