@@ -113,3 +113,18 @@ def test_no_test_of_this_session_takes_torch_unless_slow(request):
                 if "torch" in getattr(item, "fixturenames", ())
                 and item.get_closest_marker("slow") is None]
     assert not unmarked, unmarked
+
+
+def test_a_lowered_command_runs_niced_in_a_niced_autogroup():
+    """The full command's lower streams: the process and its session's autogroup at LOWER
+    (a kernel without autogroups has no /proc/self/autogroup: only the nice value counts)."""
+    group = pathlib.Path("/proc/self/autogroup")
+    probe = [sys.executable, "-c",
+             "import os, pathlib; print(os.nice(0)); "
+             f"print(pathlib.Path('{group}').read_text().split()[-1])" if group.exists()
+             else "import os; print(os.nice(0))"]
+    for nice in (tiers.LOWER, 0):
+        expected = [str(nice)] * (2 if group.exists() else 1)
+        out = subprocess.run(tiers.lowered(probe, nice), start_new_session=True,
+                             capture_output=True, text=True, check=True).stdout.split()
+        assert out == expected, (nice, out)

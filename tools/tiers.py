@@ -7,14 +7,14 @@ Usage (through tools/test, which first creates .venv with tools/setup-env):
     tools/test [--skip TIER ...] -- ARGS    every tier, ARGS passed to each pytest tier
 
 The full command runs the tiers side by side, as independent streams that keep both cores busy
-(measured in the README): the book tier; the site build, then the site tier; the binder tier;
-lint, then fast, then slow. Each tier's output is printed when it ends (never interleaved),
-then one summary line per tier: its passed, skipped and failed counts (from pytest's JUnit XML
-report), its wall-clock time and the CPU time of its processes. Every skip prints its reason
-(``-rfEs``). In the full command a test that skips for a missing dependency fails
-(``LNBOOK_STRICT=1``: tests/conftest.py turns every skip that is not declared there into a
-failure), so a tier cannot pass without having run; ``--skip TIER`` is how a tier is left out,
-and the summary says so.
+(measured in the README): the site build, then the site tier (the longest, at normal priority);
+and at a lower priority the book tier; the binder tier; lint, then fast, then slow. Each tier's
+output is printed when it ends (never interleaved), then one summary line per tier: its passed,
+skipped and failed counts (from pytest's JUnit XML report), its wall-clock time and the CPU time
+of its processes. Every skip prints its reason (``-rfEs``). In the full command a test that
+skips for a missing dependency fails (``LNBOOK_STRICT=1``: tests/conftest.py turns every skip
+that is not declared there into a failure), so a tier cannot pass without having run; ``--skip
+TIER`` is how a tier is left out, and the summary says so.
 
 Each tier's processes see its name in ``LNBOOK_TIER``. Each tier runs in a session of its own
 (setsid); a process of that session still running when
@@ -42,8 +42,12 @@ PY = str(ROOT / ".venv" / "bin" / "python") if (ROOT / ".venv" / "bin" / "python
     else sys.executable
 TIERS = ("lint", "fast", "slow", "book", "site", "binder")
 CHROMIUM = pathlib.Path("/usr/bin/chromium")
-# the full command's streams: each runs its tiers one after the other, all streams at once
-STREAMS = (("book",), ("build", "site"), ("binder",), ("lint", "fast", "slow"))
+# the full command's streams: each runs its tiers one after the other, all streams at once.
+# The first is the longest (the build, then the site tier: about 400 s alone on 2 cores); the
+# others run at a lower priority (LOWER), so that it gets the CPU it can use and they take the
+# rest, instead of each stream getting an equal share and the longest ending last
+STREAMS = (("build", "site"), ("book",), ("binder",), ("lint", "fast", "slow"))
+LOWER = 10  # nice value; each tier is a session (an autogroup) of its own, so both are set
 
 
 def cpus() -> int:
@@ -246,7 +250,16 @@ def session_processes(sid: int) -> list[str]:
     return found
 
 
-def run_tier(tier: str, extra: list[str], env: dict[str, str], stream: bool) -> Result:
+def lowered(command: list[str], nice: int) -> list[str]:
+    """``command`` at a lower priority: its session's autogroup and the process niced."""
+    if not nice:
+        return command
+    return ["/bin/sh", "-c", f'echo {nice} > /proc/self/autogroup 2>/dev/null; '
+            f'exec nice -n {nice} "$@"', "sh", *command]
+
+
+def run_tier(tier: str, extra: list[str], env: dict[str, str], stream: bool,
+             nice: int = 0) -> Result:
     """Run a tier's commands in a new session; collect counts, times and leftovers."""
     result = Result(tier)
     start = time.monotonic()
@@ -258,7 +271,7 @@ def run_tier(tier: str, extra: list[str], env: dict[str, str], stream: bool) -> 
             report = pathlib.Path(tmp) / f"junit-{i}.xml"
             if "pytest" in command:
                 command = [*command, f"--junitxml={report}", "-o", "junit_family=xunit2"]
-            process = subprocess.Popen(meter.wrap(command), cwd=ROOT,
+            process = subprocess.Popen(meter.wrap(lowered(command, nice)), cwd=ROOT,
                                        env={**env, "LNBOOK_TIER": tier},
                                        start_new_session=True,
                                        stdout=None if stream else subprocess.PIPE,
@@ -360,6 +373,7 @@ def every_tier(skip: set[str], extra: list[str]) -> int:
     start = time.monotonic()
 
     def stream(tiers: tuple[str, ...]) -> None:
+        nice = 0 if tiers == STREAMS[0] else LOWER
         for tier in tiers:
             if tier in skip or (tier == "build" and not build_needed):
                 continue
@@ -367,7 +381,7 @@ def every_tier(skip: set[str], extra: list[str]) -> int:
                 results["site"] = Result("site", returncode=1,
                                          log="tools/test: the site build failed\n")
                 continue
-            result = run_tier(tier, [] if tier == "build" else extra, env, stream=False)
+            result = run_tier(tier, [] if tier == "build" else extra, env, stream=False, nice=nice)
             with lock:
                 results[tier] = result
                 print(f"=== tools/test: tier {tier} ({result.wall:.0f} s)\n{result.log}",
