@@ -131,3 +131,28 @@ def test_a_lowered_command_runs_niced_in_a_niced_autogroup():
         out = subprocess.run(tiers.lowered(probe, nice), start_new_session=True,
                              capture_output=True, text=True, check=True).stdout.split()
         assert out == expected, (nice, out)
+
+
+@pytest.mark.parametrize("codes, checked, failed, commands", [
+    ((0, 0), True, [], 2),
+    ((0, 1), True, ["verification-check"], 2),
+    ((1,), True, ["verification-page"], 1),
+    ((0,), False, [], 1),  # a failed run's page shows the failures: nothing to check
+])
+def test_the_written_results_are_checked_after_a_passing_run(monkeypatch, codes, checked,
+                                                              failed, commands):
+    """The full command rewrites the results file and its page, then (after a passing run) runs
+    tests/verification on them, without the run's id, and fails when either step fails."""
+    calls = []
+
+    def run(command, cwd, env):
+        calls.append((command, env))
+        return subprocess.CompletedProcess(command, codes[len(calls) - 1])
+
+    monkeypatch.setattr(tiers.subprocess, "run", run)
+    assert tiers.publish({"LNBOOK_RUN_ID": "R1", "LNBOOK_STRICT": "1"}, checked) == failed
+    assert len(calls) == commands
+    assert calls[0][0][1:] == ["tests/verification/build.py", "--run", "R1"]
+    if commands == 2:
+        assert calls[1][0][-1] == "tests/verification" and "pytest" in calls[1][0]
+        assert calls[1][1] == {"LNBOOK_STRICT": "1"}
