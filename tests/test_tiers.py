@@ -156,3 +156,19 @@ def test_the_written_results_are_checked_after_a_passing_run(monkeypatch, codes,
     if commands == 2:
         assert calls[1][0][-1] == "tests/verification" and "pytest" in calls[1][0]
         assert calls[1][1] == {"LNBOOK_STRICT": "1"}
+
+
+def test_streams_lowered_together_each_get_their_autogroup():
+    """Without CAP_SYS_ADMIN (a container's root: CI) the kernel refuses all but one autogroup
+    write per 100 ms; lowered() tries again, so three streams started at once all end up at
+    LOWER (with one write each, two stayed at 0: checked). As root, setpriv drops the
+    capability; a kernel without autogroups has nothing to check."""
+    group = pathlib.Path("/proc/self/autogroup")
+    if not group.exists():
+        return
+    drop = ["setpriv", "--bounding-set", "-sys_admin", "--inh-caps", "-sys_admin"] \
+        if os.geteuid() == 0 else []
+    probe = ["/bin/sh", "-c", f"cat {group}"]
+    runs = [subprocess.Popen(drop + tiers.lowered(probe, tiers.LOWER), start_new_session=True,
+                             stdout=subprocess.PIPE, text=True) for _ in range(3)]
+    assert [run.communicate()[0].split()[-1] for run in runs] == [str(tiers.LOWER)] * 3
