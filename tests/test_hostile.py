@@ -45,6 +45,9 @@ def refused(kind, name, call):
     return message
 
 
+PACKAGE = pathlib.Path(lnbook.__file__).resolve().parent  # lnbook's files, not numpy's
+
+
 def lines_run(call, limit: int = 10**6) -> int:
     """How many lines of lnbook ``call()`` executes: counted with sys.settrace, not timed, so
     that a busy machine cannot fail a test and a fast one cannot pass it. Past ``limit`` the
@@ -56,13 +59,14 @@ def lines_run(call, limit: int = 10**6) -> int:
         if event == "line":
             count += 1
             assert count <= limit, f"more than {limit} lines of lnbook executed"
-        return trace if "lnbook" in pathlib.Path(frame.f_code.co_filename).parts else None
+        return trace if pathlib.Path(frame.f_code.co_filename).is_relative_to(PACKAGE) else None
 
+    before = sys.gettrace()  # a debugger's or coverage's tracer, put back afterwards
     sys.settrace(trace)
     try:
         call()
     finally:
-        sys.settrace(None)
+        sys.settrace(before)
     return count
 
 
