@@ -14,7 +14,9 @@ skipped and failed counts (from pytest's JUnit XML report), its wall-clock time 
 of its processes. Every skip prints its reason (``-rfEs``). In the full command a test that
 skips for a missing dependency fails (``LNBOOK_STRICT=1``: tests/conftest.py turns every skip
 that is not declared there into a failure), so a tier cannot pass without having run; ``--skip
-TIER`` is how a tier is left out, and the summary says so.
+TIER`` is how a tier is left out, and the summary says so. A full run without ``--skip`` then
+rewrites the verification page's results (tests/verification/build.py) and, when every tier
+passed, runs tests/verification on what it has just written.
 
 Each tier's processes see its name in ``LNBOOK_TIER``. Each tier runs in a session of its own
 (setsid); a process of that session still running when
