@@ -52,6 +52,10 @@ def requirement_specs(lines: list[str]) -> dict[str, str]:
     return specs
 
 
+def extras_names(lines: list[str]) -> set[str]:
+    return set(requirement_pins(lines))
+
+
 def python_version() -> str:
     m = re.fullmatch(r"python-(\d+\.\d+)", (ROOT / "runtime.txt").read_text().strip())
     if not m:
@@ -64,7 +68,7 @@ def render() -> str:
     extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
         "optional-dependencies"]
     reader = requirement_pins(requirements)
-    test = requirement_pins(extras["test"])
+    test = requirement_pins(extras["test"] + extras["frameworks"])
     site = requirement_specs(extras["site"])
     missing = [p for p in OUTPUT_PACKAGES if p not in reader]
     missing += [p for p in TEST_PACKAGES if p not in test]
@@ -74,7 +78,8 @@ def render() -> str:
     rows = [("Python", python_version(), "runs the chapters (`runtime.txt`)")]
     rows += [(p, reader[p], "computes or prints the stored outputs (`requirements.txt`)")
              for p in OUTPUT_PACKAGES]
-    rows += [(p, test[p], f"{role} (`pyproject.toml`, extra `test`)")
+    rows += [(p, test[p], f"{role} (`pyproject.toml`, extra "
+                          f"`{'test' if p in extras_names(extras['test']) else 'frameworks'}`)")
              for p, role in TEST_PACKAGES.items()]
     rows += [(p, site[p], f"{role} (`pyproject.toml`, extra `site`)")
              for p, role in SITE_PACKAGES.items()]
