@@ -132,10 +132,10 @@ def test_a_definition_must_be_used_and_a_comment_must_fit(tmp_path):
                     "\\rVert_2 = \\max_i|\\gamma_i|$.\n\n% formula $q = 1$ not checked: none\n"
                     "Then $q \\ge 0$ and $q = 0$.\n\n% formula not checked: a condition\n"
                     "$$q = 0$$\n")
-    audit = check.audit_page("page.md", page)
-    assert [e.status for e in audit.entries] == ["definition", "unchecked", "checked",
+    found = check.audit_page("page.md", page)
+    assert [e.status for e in found.entries] == ["definition", "unchecked", "checked",
                                                  "checked", "false", "listed"]
-    assert len(audit.problems) == 1 and "names no formula" in audit.problems[0]
+    assert len(found.problems) == 1 and "names no formula" in found.problems[0]
     page.write_text("% formula $q \\ge 0$ not checked: why\n$q \\ge 0$\n")
     assert "but it checks" in check.audit_page("page.md", page).problems[0]
 
@@ -156,8 +156,12 @@ def test_mutants_edit_one_token():
 
 
 @functools.cache
+def audit(page: str) -> check.PageAudit:
+    return check.audit_page(page)
+
+
 def audits() -> dict:
-    return {page: check.audit_page(page) for page in source.toc_pages()}
+    return {page: audit(page) for page in source.toc_pages()}
 
 
 def test_every_formula_is_checked_or_says_why_not():
@@ -224,17 +228,17 @@ def edited_audit(tmp_path, page: str, old: str, new: str, nth: int = 0):
 def test_issue_edits_fail(tmp_path):
     """epsilon: f(z) - f(z') = \\int ... turned into f(z) + f(z') = \\int ...; every inline
     ^{-1/2} with a relation turned into ^{1/2}; notation: 2^{-53} turned into 2^{-52}."""
-    audit = edited_audit(tmp_path, "book/epsilon.ipynb", "f(z) - f(z') = \\int",
+    edited = edited_audit(tmp_path, "book/epsilon.ipynb", "f(z) - f(z') = \\int",
                          "f(z) + f(z') = \\int")
-    assert any("f(z) + f(z')" in e.formula.text and e.status == "false" for e in audit.failures)
-    inline = [e for e in audits()["book/epsilon.ipynb"].entries if not e.formula.display and
+    assert any("f(z) + f(z')" in e.formula.text and e.status == "false" for e in edited.failures)
+    inline = [e for e in audit("book/epsilon.ipynb").entries if not e.formula.display and
               e.status == "checked" and "^{-1/2}" in e.formula.source]
     assert len(inline) >= 5
     seen: dict = {}
     for e in inline:
         nth = seen[e.formula.source] = seen.get(e.formula.source, -1) + 1
-        audit = edited_audit(tmp_path, "book/epsilon.ipynb", "$" + e.formula.source + "$",
+        edited = edited_audit(tmp_path, "book/epsilon.ipynb", "$" + e.formula.source + "$",
                              "$" + e.formula.source.replace("^{-1/2}", "^{1/2}", 1) + "$", nth)
-        assert audit.failures, f"{e.formula.source} (cell {e.formula.cell}) passed with ^{{1/2}}"
-    audit = edited_audit(tmp_path, "book/notation.md", "2^{-53}", "2^{-52}")
-    assert [e.status for e in audit.failures] == ["false"]
+        assert edited.failures, f"{e.formula.source} (cell {e.formula.cell}) passed with ^{{1/2}}"
+    edited = edited_audit(tmp_path, "book/notation.md", "2^{-53}", "2^{-52}")
+    assert [e.status for e in edited.failures] == ["false"]

@@ -37,6 +37,7 @@ from .latex import (
     parse,
     single_factor,
     tex,
+    tokens,
 )
 from .symbols import SEEDS, TABLE
 
@@ -100,14 +101,14 @@ def function_head(node):
     return None if None in params else (name, tuple(params))
 
 
+LITERAL = {"NUMBER", "DIGIT", "MINUS", "PLUS", "SLASH", "CDOT", "TIMES", "LPAR", "RPAR", "COMMA",
+           "FRAC", "SQRT", "LBRACE", "RBRACE", "SUP", "BEGIN_MATRIX", "END_MATRIX", "AMP",
+           "ROWSEP", "ONE"}
+
+
 def is_literal(node) -> bool:
     """Numbers, tuples and matrices of numbers, ``\\mathbf 1``: what prose binds an input to."""
-    return all(t.type not in ("LETTER", "GREEK", "NAMEOP", "LOG", "PARTIAL", "INFTY", "TEXT")
-               for t in _tokens(node))
-
-
-def _tokens(node):
-    return [node] if isinstance(node, Token) else [t for c in node.children for t in _tokens(c)]
+    return all(t.type in LITERAL for t in tokens(node))
 
 
 def is_new(node, env: Env) -> bool:
