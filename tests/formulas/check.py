@@ -205,7 +205,7 @@ class Verdict:
     reason: str = ""
     envs: dict | None = None  # the cell's environments after the formula
     defined: list = field(default_factory=list)  # the local names it defines
-    claims: list = field(default_factory=list)  # [(seed, text compared)] of each claim
+    evidence: list = field(default_factory=list)  # [(span of a claim, seed, what it compared)]
 
 
 def fresh_envs(seeds=SEEDS) -> dict:
@@ -238,6 +238,7 @@ def classify(text: str, envs: dict) -> Verdict:
             claims.append((rest, part.condition))
     evidence, failures = [], []
     for elems_, condition in claims:
+        span = [t.start_pos for e in elems_ if not isinstance(e, str) for t in tokens(e)]
         for seed, env in use.items():
             TRACK.generic = False
             try:
@@ -245,7 +246,7 @@ def classify(text: str, envs: dict) -> Verdict:
             except ERRORS as error:
                 problems.append(getattr(error, "reason", f"{type(error).__name__}: {error}"))
                 break
-            evidence.append((seed, detail))
+            evidence.append(((min(span), max(span)), seed, detail))
             if not ok:
                 failures.append(f"seed {seed}: {detail}")
             if not ok or not TRACK.generic:  # no seeded input: every seed gives this answer
@@ -368,6 +369,6 @@ def counts(audits: dict) -> dict:
     reason beside them), false and unchecked; the schema the verification page reads."""
     statuses = ("checked", "definition", "listed", "false", "unchecked")
     pages = {p: {"strict": True, **{s: a.count(s) for s in statuses}} for p, a in audits.items()}
-    return {"schema": 2, "pages": pages,
+    return {"schema": 1, "pages": pages,
             "totals": {s: sum(c[s] for c in pages.values()) for s in statuses}}
 

@@ -23,7 +23,6 @@ from lark import Token, Tree
 
 from .latex import extension, factor_name, inner, is_name, tex, tokens
 
-INDEX_SWAP = {"i": "j", "j": "i", "k": "j", "l": "k"}
 _GL = np.polynomial.legendre.leggauss(16)
 
 
@@ -206,7 +205,7 @@ class Env:
     """Where names get their values at one seed: ``over`` (values that override everything: a
     perturbed input, a function's argument), ``defs`` (the cell's bindings, latest first; each
     is evaluated in the environment before it), the symbol table; ``scope`` holds bound
-    variables (a summation index, a function's parameter), shared memo and all."""
+    variables (a summation index, a function's parameter)."""
 
     def __init__(self, table, seed, defs=(), over=None, fmt="float64"):
         self.table, self.seed, self.defs, self.over, self.fmt = table, seed, defs, over or {}, fmt
@@ -225,6 +224,8 @@ class Env:
     def with_scope(self, **values) -> Env:
         env = copy.copy(self)
         env.scope = {**self.scope, **values}
+        if any(name in self.table for name in values):  # it shadows an input: a memo of its own
+            env.memo = {}
         return env
 
     def before(self, k) -> Env:
