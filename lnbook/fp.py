@@ -491,10 +491,10 @@ def pairwise_depth(d: int) -> int:
     -----
     .. formula $k(d) = 1 + \\max(k(d_1), k(d - d_1))$ not checked: a recursive definition
 
-    .. formula $k(d) = (m/8 - 1) + 3 + (d \\bmod 8)$ not checked: mod is not in the checker's
+    .. formula $k(d) = (m/8 - 1) + 3 + (d \\bmod 8)$ not checked: mod is not in the checker's
        subset
 
-    .. formula $m = d - (d \\bmod 8)$ not checked: mod is not in the checker's subset
+    .. formula $m = d - (d \\bmod 8)$ not checked: mod is not in the checker's subset
 
     .. formula $8 \\le d \\le 128$ not checked: a condition (the case the sentence treats)
 
