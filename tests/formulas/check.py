@@ -230,7 +230,7 @@ def classify(text: str, envs: dict) -> Verdict:
                 use, bound = bind(use, name, part.elems[2], params), True
                 defined += [name] if what == "definition" else []
         except ERRORS as error:
-            problems.append(f"the binding of {part.elems[0] and tex(part.elems[0])}: "
+            problems.append(f"the binding of {tex(part.elems[0])}: "
                             f"{getattr(error, 'reason', error)}")
             continue
         rest = part.elems[2:] if what != "claim" else part.elems
