@@ -77,6 +77,8 @@ def jacobian(
     .. math:: J = \\frac{P - \\hat v \\hat v^\\top}{s}
               + \\frac{\\varepsilon}{s^3}\\, \\hat v \\hat v^\\top ,
 
+    .. formula $P = \\hat v \\hat v^\\top$ not checked: holds for d = 2, the case the sentence names
+
     since :math:`\\lVert v\\rVert_2^2 = dq` and :math:`1/s - q/s^3 = \\varepsilon/s^3`.
     ``J`` is symmetric and ``J 1 = 0``. For ``d = 2`` the first term vanishes
     (:math:`P = \\hat v \\hat v^\\top`), so ``J = (eps/s^3) P`` is computed as such: the
@@ -235,6 +237,8 @@ def input_grad(
               - u\\, \\overline{u \\odot \\tilde g}\\Big), \\\\
               s &= \\sqrt{q+\\varepsilon}, \\end{aligned}
 
+    .. formula $J = (\\varepsilon/s^3) P$ not checked: holds for d = 2, the case the sentence names
+
     where a bar is the mean over features. For ``d = 2``, :math:`J = (\\varepsilon/s^3) P`,
     and the gradient is computed in that form (no cancellation when
     :math:`\\tilde g \\parallel v`). ``g`` and ``gamma`` are scaled by powers of two
@@ -287,6 +291,8 @@ def param_grads(z: ArrayLike, g: ArrayLike, *, eps: float = EPS) -> tuple[np.nda
 
     Notes
     -----
+    .. formula not checked: a sum over the records of a batch
+
     .. math:: \\begin{aligned} \\frac{\\partial \\ell}{\\partial \\gamma_i}
               &= \\sum_{\\text{records}} g_i u_i, \\\\
               \\frac{\\partial \\ell}{\\partial \\beta_i} &= \\sum_{\\text{records}} g_i

@@ -191,6 +191,8 @@ def ulp_error(
 
     Notes
     -----
+    .. formula not checked: the error of a computed core u-hat, which the text does not bind
+
     .. math:: \\mathrm{err} = \\frac{\\max_i \\lvert \\hat u_i - u_i \\rvert}
         {\\operatorname{ulp}(\\max_i \\lvert u_i \\rvert)}
 

@@ -38,6 +38,9 @@ def rms_norm(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
 
     Notes
     -----
+    .. formula not checked: names RMSNorm's output for the reader; no other formula of the docstring
+       uses it
+
     .. math:: \\bar z = \\frac{z}{\\sqrt{\\tfrac1d \\lVert z \\rVert^2 + \\varepsilon}}
 
     A record of tiny or huge size is scaled by a power of two first, as in
@@ -86,6 +89,8 @@ def batch_norm(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
 
     Notes
     -----
+    .. formula not checked: statistics over the batch axis b (BatchNorm), not over a record
+
     .. math:: \\begin{aligned} y_{bj} &= \\frac{z_{bj} - \\mu_j}{\\sqrt{q_j + \\varepsilon}}, \\\\
               \\mu_j &= \\frac1B \\sum_b z_{bj}, \\\\
               q_j &= \\frac1B \\sum_b (z_{bj} - \\mu_j)^2 \\end{aligned}

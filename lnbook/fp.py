@@ -87,8 +87,13 @@ def welford(z: ArrayLike, *, dtype: DTypeLike = np.float64) -> tuple[np.ndarray,
     After the first :math:`k` features, :math:`\\mu_k` is their mean and :math:`M_k` the sum
     of their squared deviations from it:
 
+    .. formula not checked: a recurrence over the first k entries (Welford's), not symbols of the
+       table
+
     .. math:: \\begin{aligned} \\mu_k &= \\mu_{k-1} + \\frac{z_k - \\mu_{k-1}}{k}, \\\\
               M_k &= M_{k-1} \\\\ &\\quad + (z_k - \\mu_{k-1})(z_k - \\mu_k), \\end{aligned}
+
+    .. formula $q = M_d/d$ not checked: the last term of that recurrence
 
     and :math:`q = M_d/d`. Only differences from the running mean are squared, so unlike
     :math:`E[z^2] - E[z]^2` nothing of size :math:`\\mu^2` is ever subtracted
@@ -157,8 +162,15 @@ def merge_stats(
 
     Notes
     -----
+    .. formula $n = n_a + n_b$ not checked: the statistics of two parts a and b of a record
+
+    .. formula $\\delta = \\mu_b - \\mu_a$ not checked: the statistics of two parts a and b of a
+       record
+
     With :math:`\\delta = \\mu_b - \\mu_a` and :math:`n = n_a + n_b`
     (Chan, Golub and LeVeque, 1983):
+
+    .. formula not checked: the statistics of two parts a and b of a record
 
     .. math:: \\begin{aligned} \\mu &= \\mu_a + \\delta \\frac{n_b}{n}, \\\\
               n q &= n_a q_a + n_b q_b + \\delta^2 \\frac{n_a n_b}{n} . \\end{aligned}
@@ -462,6 +474,9 @@ def pairwise_depth(d: int) -> int:
     Returns
     -------
     int
+        .. formula $|\\delta| \\le \\rho$ not checked: a rounding error here (the notation's delta
+           is a perturbation)
+
         :math:`k(d)`: every term is multiplied by at most :math:`k(d)` factors
         :math:`(1 + \\delta)`, :math:`|\\delta| \\le \\rho`, on its way into the sum.
 
@@ -474,12 +489,29 @@ def pairwise_depth(d: int) -> int:
 
     Notes
     -----
+    .. formula $k(d) = 1 + \\max(k(d_1), k(d - d_1))$ not checked: a recursive definition
+
+    .. formula $k(d) = (m/8 - 1) + 3 + (d \\bmod 8)$ not checked: mod is not in the checker's
+       subset
+
+    .. formula $m = d - (d \\bmod 8)$ not checked: mod is not in the checker's subset
+
+    .. formula $8 \\le d \\le 128$ not checked: a condition (the case the sentence treats)
+
+    .. formula $d < 8$ not checked: a condition (the case the sentence treats)
+
+    .. formula $k(d) = d - 1$ not checked: one case of a recursive definition (the others are listed
+       too)
+
     Following the order of :func:`pairwise_sum`: :math:`k(d) = d - 1` for :math:`d < 8`
     (the first addition, to :math:`-0`, is exact); for :math:`8 \\le d \\le 128`, with
     :math:`m = d - (d \\bmod 8)`, :math:`k(d) = (m/8 - 1) + 3 + (d \\bmod 8)`; beyond,
     :math:`k(d) = 1 + \\max(k(d_1), k(d - d_1))` with :math:`d_1` the first half. Hence the
     computed sum :math:`\\hat S` of :math:`x_1, \\dots, x_d` satisfies
     (:cite:t:`higham2002accuracy`, section 4.2)
+
+    .. formula not checked: a rounding-error bound for a computed sum S-hat (gamma_k is Higham's
+       constant here, not the gain)
 
     .. math:: \\begin{aligned} |\\hat S - S| &\\le \\gamma_{k(d)} \\sum_i |x_i|, \\\\
               \\gamma_k &= \\frac{k\\rho}{1 - k\\rho}, \\end{aligned}
@@ -550,6 +582,9 @@ def round_bfloat16(z: ArrayLike) -> np.ndarray:
 
     Notes
     -----
+    .. formula $\\rho = 2^{-8}$ not checked: the unit roundoff of bfloat16, a format numpy does not
+       have
+
     bfloat16 keeps float32's sign and 8 exponent bits and the top 7 of its 23 fraction bits,
     so rounding a float32 bit pattern :math:`b` to it adds
     :math:`\\mathtt{0x7FFF} + (\\text{bit 16 of } b)` and clears the low 16 bits: the carry
@@ -619,6 +654,8 @@ def offset_errors(
 
     Notes
     -----
+    .. formula $z = \\sigma\\,(r \\mathbf 1 + x)$ not checked: r and x are the function's parameters
+
     The records are :math:`z = \\sigma\\,(r \\mathbf 1 + x)` rounded to float64, with
     :math:`x` one fixed standard normal draw of shape ``(n, d)`` and :math:`r` the offset.
     Each computed core is compared with the exact core *of the rounded record*, so the

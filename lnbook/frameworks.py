@@ -209,12 +209,19 @@ def layer_norm_variant(
 
     Notes
     -----
+    .. formula $s^2 = \\frac{1}{d - \\mathrm{ddof}}\\lVert v \\rVert^2$ not checked: ddof is the
+       function's option
+
     With :math:`s^2 = \\frac{1}{d - \\mathrm{ddof}}\\lVert v \\rVert^2` (or the fast
     :math:`\\max(0, \\overline{z^2} - \\mu^2)\\,\\frac{d}{d-\\mathrm{ddof}}`),
+
+    .. formula not checked: two alternatives, one per option of the function
 
     .. math:: \\begin{aligned} y &= \\gamma \\odot \\frac{v}{\\sqrt{s^2 + \\varepsilon}} + \\beta
               \\quad\\text{or} \\\\ y &= \\gamma \\odot \\frac{v}{s + \\varepsilon} + \\beta ,
               \\end{aligned}
+
+    .. formula $v = z$ not checked: the option without centering
 
     where :math:`v = z - \\mu\\mathbf 1` (or :math:`v = z` without centering). The defaults
     with ``eps = 1e-5`` are :func:`lnbook.layer_norm`, whose corrected two-pass statistics
