@@ -1,26 +1,27 @@
-"""The book as a Binder or Colab user meets it: environments made from the repository alone.
+"""The book as a Binder or Colab reader meets it: ONE fresh environment made from the repository
+alone, every chapter executed in it and every output compared, as the book tier does.
 
-Binder (repo2docker) installs the root ``requirements.txt`` into a fresh Python (the version
-named in ``runtime.txt``), starts Jupyter, and the reader runs a chapter from the ``book/``
-folder. These tests do the same without Docker: a new virtual environment in a temporary
-directory (deleted afterwards), ``pip install -r requirements.txt`` from the repository root,
-then every chapter executed top to bottom in a ``python3`` kernel of that environment, with
-``book/`` as the working directory. Nothing of the development environment (.venv) is visible
-to it. When pip fails, the test says why in one line, taken from pip's own error.
+Binder (repo2docker) installs the root ``requirements.txt`` into the Python of ``runtime.txt``
+(the whole repository in place first, since the file installs lnbook with ``-e .``), runs
+``postBuild`` (matplotlib's font cache), and the reader runs a chapter from ``book/``. This
+tier does the same without Docker: a new virtual environment in a temporary directory, ``pip
+install -r requirements.txt`` from the repository root, ``postBuild``, then every chapter
+executed by that environment's Python (``tools/execute.py``) and compared cell by cell with
+nbval's comparison (``tests/book/chapters.py``). Its kernels run on the portability tier's
+oldest code path (``chapters.BINDER_VARIANT``): one execution, two guarantees. When a cell
+differs, the failure names the pinned packages at other versions than in .venv and the command
+that runs the same code path there, so the two causes stay apart. pip installs with
+``--no-compile`` (bytecode is written at first import; no output depends on it) and
+``PIP_RETRIES=0`` (an unreachable index fails over at once).
 
-Colab opens a chapter in its own environment, without lnbook: the first code cell of every
-chapter is the install cell of ``tools/colab_cell.py``. The tests check that each chapter starts
-with the cell rendered from ``_config.yml``, that the cell does nothing in the project's
-environment, and that in a fresh environment it installs lnbook (from the local checkout,
-through ``LNBOOK_PIP_SOURCE``, as the tests reach no repository host).
-
-Slow (a few minutes with pip's cache): ``tools/test binder`` runs them; ``-m "not binder"``
-leaves them out.
+The Colab install cell (``tools/colab_cell.py``) is checked too: it does nothing in this
+environment, installs lnbook here where it is missing (from a copy of this checkout, through
+``LNBOOK_PIP_SOURCE``), and asks for every pin where a version differs.
 """
 
 from __future__ import annotations
 
-import importlib.util
+import importlib.metadata
 import json
 import os
 import pathlib
@@ -28,254 +29,152 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
+import time
 import tomllib
-from concurrent.futures import Future, ThreadPoolExecutor
 
 import nbformat
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-BOOK = ROOT / "book"
-CHAPTERS = sorted(BOOK.glob("*.ipynb"))
-_spec = importlib.util.spec_from_file_location("colab_cell", ROOT / "tools" / "colab_cell.py")
-assert _spec is not None and _spec.loader is not None
-colab_cell = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(colab_cell)
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path[:0] = [str(ROOT / "tests" / "book"), str(ROOT / "tools")]
+import colab_cell  # noqa: E402
+from chapters import (  # noqa: E402
+    BINDER_VARIANT,
+    CHAPTERS,
+    VARIANTS,
+    execute,
+    probe,
+    variant_environment,
+)
 
-# Run by the fresh environment's python: execute one chapter as Jupyter would, in book/, with
-# the project's one executor (tools/execute.py, which needs only nbformat and nbclient, both in
-# requirements.txt through myst-nb), then ask the kernel where it lives so the test knows the
-# chapter ran in that environment.
-RUNNER = r"""
-import json, pathlib, re, sys
-import nbformat
-from nbclient.exceptions import CellExecutionError
-
-sys.path.insert(0, sys.argv[2])
-from execute import run
-
-path = pathlib.Path(sys.argv[1])
-nb = nbformat.read(path, as_version=4)
-nb.cells.append(nbformat.v4.new_code_cell("import sys; print(sys.prefix)"))
-report = {"error": None, "prefix": None}
-try:
-    run(nb, path.parent, timeout=300)
-except CellExecutionError as err:
-    report["error"] = re.sub(r"\x1b\[[0-9;]*m", "", str(err))[-3000:]
-else:
-    report["prefix"] = "".join(o.get("text", "") for o in nb.cells[-1].outputs).strip()
-print("REPORT " + json.dumps(report))
-"""
-
-# pip's error lines, most telling first: the line that names the real cause
-PIP_CAUSES = [
-    r"No matching distribution found for .*",
-    r"Could not find a version that satisfies the requirement .*",
-    r"ResolutionImpossible.*",
-    r"Cannot install .* because these package versions have conflicting dependencies.*",
-    r"Failed to build .*",
-    r"Could not install packages due to an? .*",
-    r"HTTP error \d+ .*",
-    r"Could not fetch URL .*",
-    r"Network is unreachable.*",
-]
+VERSIONS = ("import importlib.metadata as m, json; "
+            "print(json.dumps({d.metadata['Name'].lower(): d.version for d in m.distributions()}))")
 
 
-def pip_failure_reason(stderr: str) -> str:
-    """The one line of pip's stderr that says why an install failed."""
-    text = re.sub(r"\x1b\[[0-9;]*m", "", stderr)
-    for cause in PIP_CAUSES:
-        m = re.search(cause, text)
-        if m:
-            return m.group(0).strip()
-    errors = [line.strip() for line in text.splitlines() if line.strip().startswith("ERROR")]
-    if errors:
-        return errors[0]
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    return lines[-1] if lines else "pip exited with an error and printed nothing"
-
-
-def test_pip_failure_reason_names_the_cause():
-    """A registry failure is reported by the line that names it, not pip's whole log."""
-    stderr = (
-        "WARNING: Location 'file:///opt/x/' is ignored: it is neither a file nor a directory.\n"
-        "ERROR: Could not find a version that satisfies the requirement numpy==0.0.1 "
-        "(from versions: 2.4.5, 2.4.6)\n"
-        "ERROR: No matching distribution found for numpy==0.0.1\n"
-    )
-    assert pip_failure_reason(stderr) == "No matching distribution found for numpy==0.0.1"
-    assert pip_failure_reason("ERROR: something else\n") == "ERROR: something else"
-    assert pip_failure_reason("") == "pip exited with an error and printed nothing"
-
-
-def requires_python() -> str:
-    return tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["requires-python"]
+def pip_error(stderr: str) -> str:
+    """The line of pip's stderr that says why it failed."""
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    return ([line for line in lines if line.startswith("ERROR")] or lines or ["(no output)"])[-1]
 
 
 def test_runtime_txt_names_a_supported_python():
-    """Binder's Python comes from runtime.txt (repo2docker's default is older than lnbook's
-    minimum); the version named there satisfies pyproject's requires-python."""
-    runtime = ROOT / "runtime.txt"
-    assert runtime.exists(), "runtime.txt (python-X.Y) tells Binder which Python to use"
-    m = re.fullmatch(r"python-(\d+)\.(\d+)", runtime.read_text().strip())
-    assert m, f"runtime.txt should read python-X.Y, not {runtime.read_text()!r}"
-    version = (int(m.group(1)), int(m.group(2)))
-    floor = re.fullmatch(r">=\s*(\d+)\.(\d+)", requires_python())
-    assert floor, f"unexpected requires-python {requires_python()!r}"
-    assert version >= (int(floor.group(1)), int(floor.group(2))), (version, requires_python())
+    """Binder's Python comes from runtime.txt; it satisfies pyproject's requires-python."""
+    m = re.fullmatch(r"python-(\d+)\.(\d+)", (ROOT / "runtime.txt").read_text().strip())
+    assert m, "runtime.txt should read python-X.Y"
+    floor = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["requires-python"]
+    assert (int(m[1]), int(m[2])) >= tuple(map(int, floor.removeprefix(">=").split("."))), floor
 
 
-def fresh_environment(home: pathlib.Path) -> tuple[pathlib.Path, dict[str, str]]:
-    """A new venv under ``home`` and an environment that sees nothing of the caller's."""
+def test_every_chapter_starts_with_the_install_cell():
+    """Every chapter's first code cell is exactly the cell tools/colab_cell.py renders, with no
+    output (it did nothing where the outputs were stored)."""
+    stale = [p.name for p in CHAPTERS
+             if (c := colab_cell.first_code_cell(nbformat.read(p, as_version=4))) is None
+             or c.source != colab_cell.render() or c.outputs]
+    assert not stale, f"{stale}: run python tools/colab_cell.py, then tools/execute.py"
+
+
+@pytest.fixture(scope="module")
+def binder(tmp_path_factory):
+    """The fresh environment: (python, env, venv), made once; its size and making time are
+    printed and kept as user properties of the first test that uses it."""
+    home = tmp_path_factory.mktemp("binder")
     venv = home / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     env = {k: v for k, v in os.environ.items()
-           if k not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP")
+           if k not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP",
+                        "PYTHONDONTWRITEBYTECODE")
            and not k.startswith(("JUPYTER", "IPYTHON", "MPL", "OPENBLAS_", "NPY_"))}
-    env.update(
-        PATH=f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}",
-        VIRTUAL_ENV=str(venv),
-        PYTHONNOUSERSITE="1",
-        # a reader's own Jupyter, IPython and matplotlib settings, fresh as on Binder
-        JUPYTER_CONFIG_DIR=str(home / "jupyter-config"),
-        JUPYTER_DATA_DIR=str(home / "jupyter-data"),
-        JUPYTER_RUNTIME_DIR=str(home / "jupyter-runtime"),
-        IPYTHONDIR=str(home / "ipython"),
-        MPLCONFIGDIR=str(home / "matplotlib"),
-    )
-    return venv, env
+    env.update(PATH=f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}", VIRTUAL_ENV=str(venv),
+               PYTHONNOUSERSITE="1", PIP_RETRIES="0", MPLCONFIGDIR=str(home / "matplotlib"),
+               JUPYTER_CONFIG_DIR=str(home / "jupyter"), JUPYTER_DATA_DIR=str(home / "jupyter"))
+    start = time.monotonic()
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = str(venv / "bin" / "python")
+    # this Python's pip installs into the venv (and pip itself, which the Colab cell calls)
+    install = subprocess.run(
+        [sys.executable, "-m", "pip", "--python", python, "install", "--quiet", "--no-compile",
+         "-r", "requirements.txt", "pip"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=3600)
+    if install.returncode != 0:
+        print(install.stderr)
+        pytest.fail(f"pip install -r requirements.txt failed: {pip_error(install.stderr)}",
+                    pytrace=False)
+    subprocess.run([str(ROOT / "postBuild")], cwd=ROOT, env=env, check=True, timeout=600)
+    seconds = time.monotonic() - start
+    size = subprocess.run(["du", "-sm", str(venv)], capture_output=True, text=True).stdout
+    made = [("environment MB", int(size.split()[0])), ("environment seconds", round(seconds))]
+    print(f"the Binder environment: {made}")
+    return python, env, venv, made
 
 
-@pytest.fixture(scope="module")
-def binder_env():
-    """A fresh virtual environment with requirements.txt installed; removed afterwards."""
-    with tempfile.TemporaryDirectory(prefix="lnbook-binder-") as tmp:
-        venv, env = fresh_environment(pathlib.Path(tmp))
-        python = venv / "bin" / "python"
-        install = subprocess.run(
-            [str(python), "-m", "pip", "install", "--disable-pip-version-check", "--quiet",
-             "-r", "requirements.txt"],
-            cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800,
-        )
-        if install.returncode != 0:
-            print(install.stderr)  # the whole log, in the captured output of the failure
-            pytest.fail(f"pip install -r requirements.txt failed: "
-                        f"{pip_failure_reason(install.stderr)}", pytrace=False)
-        yield python, env, venv
+def run_cell(binder, **variables) -> subprocess.CompletedProcess:
+    """Run the install cell with the environment's Python."""
+    python, env, _, _ = binder
+    return subprocess.run([python, "-c", colab_cell.render()], cwd=ROOT / "book",
+                          env={**env, **variables}, capture_output=True, text=True, timeout=1800)
 
 
-def run_chapter(binder_env, path: pathlib.Path) -> tuple[subprocess.CompletedProcess, dict]:
-    python, env, _ = binder_env
-    run = subprocess.run([str(python), "-c", RUNNER, path.name, str(ROOT / "tools")], cwd=BOOK,
-                         env=env, capture_output=True, text=True, timeout=900)
-    reports = [line for line in run.stdout.splitlines() if line.startswith("REPORT ")]
-    report = json.loads(reports[-1].removeprefix("REPORT ")) if reports else {}
-    return run, report
-
-
-@pytest.fixture(scope="module")
-def binder_runs(request, binder_env):
-    """Every selected chapter run in the Binder environment, LNBOOK_EXECUTE_JOBS (2) at a time."""
-    selected = [item.callspec.params["path"] for item in request.session.items
-                if getattr(item, "module", None) is request.module and hasattr(item, "callspec")
-                and "binder_runs" in getattr(item, "fixturenames", ())]
-    pool = ThreadPoolExecutor(max_workers=max(1, int(os.environ.get("LNBOOK_EXECUTE_JOBS", "2"))))
-    futures: dict[pathlib.Path, Future] = {}
-
-    def submit(path: pathlib.Path) -> Future:
-        if path not in futures:
-            futures[path] = pool.submit(run_chapter, binder_env, path)
-        return futures[path]
-
-    for path in dict.fromkeys(selected):
-        submit(path)
-    yield lambda path: submit(path).result()
-    pool.shutdown(wait=True, cancel_futures=True)
-
-
-@pytest.mark.binder
-@pytest.mark.parametrize("path", CHAPTERS, ids=[p.stem for p in CHAPTERS])
-def test_chapter_runs_in_binder_environment(binder_env, binder_runs, path):
-    """The chapter executes without error, from book/, in the requirements.txt environment."""
-    _, _, venv = binder_env
-    run, report = binder_runs(path)
-    assert run.returncode == 0 and report, f"runner failed:\n{run.stdout}\n{run.stderr}"
-    assert report["error"] is None, f"{path.name} failed in the Binder environment:\n" \
-                                    f"{report['error']}"
-    assert pathlib.Path(report["prefix"]).resolve() == venv.resolve(), (
-        f"the kernel ran in {report['prefix']}, not in the fresh environment {venv}")
-
-
-# --------------------------------------------------------------------------------------------
-# Colab: the install cell
-
-
-def test_install_cell_is_rendered_from_the_config():
-    """The cell names the repository and branch of _config.yml, and nothing else does."""
-    url, branch = colab_cell.repository()
-    source = colab_cell.render()
-    assert f"git+{url}@{branch}" in source
-    assert "lnbook[book]" in source and "LNBOOK_PIP_SOURCE" in source
-
-
-@pytest.mark.binder
-@pytest.mark.parametrize("path", CHAPTERS, ids=[p.stem for p in CHAPTERS])
-def test_chapter_starts_with_the_install_cell(path):
-    """Every chapter's first code cell is exactly the install cell _config.yml renders.
-
-    A changed repository address therefore fails here until tools/colab_cell.py (or
-    tools/execute.py, which calls it) renders the cell again.
-    """
-    nb = nbformat.read(path, as_version=4)
-    first = colab_cell.first_code_cell(nb)
-    assert first is not None and first.source == colab_cell.render(), (
-        f"{path.name}: the first code cell is not the Colab install cell; run "
-        f"python tools/colab_cell.py {path.relative_to(ROOT)} and tools/execute.py")
-    assert not first.get("outputs"), "in the environment that stored the outputs it is a no-op"
-
-
-@pytest.mark.binder
-def test_install_cell_does_nothing_where_lnbook_is_installed():
-    """In the project's environment the cell runs, prints nothing and installs nothing.
-
-    LNBOOK_PIP_SOURCE points at no package: had the cell called pip, it would have failed.
-    """
-    env = dict(os.environ, LNBOOK_PIP_SOURCE="file:///nonexistent/lnbook-source")
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
-    run = subprocess.run([sys.executable, "-c", colab_cell.render()], cwd=BOOK, env=env,
-                         capture_output=True, text=True, timeout=120)
+def test_install_cell_does_nothing_where_everything_is_right(binder, request):
+    """In the Binder environment the cell prints nothing and installs nothing: it would have
+    failed, had it called pip with this source."""
+    request.node.user_properties.extend(binder[3])
+    run = run_cell(binder, LNBOOK_PIP_SOURCE="file:///nonexistent/lnbook-source")
     assert (run.returncode, run.stdout, run.stderr) == (0, "", "")
 
 
-@pytest.mark.binder
-def test_install_cell_installs_lnbook_where_it_is_missing():
-    """In a fresh environment the cell installs lnbook and myst-nb (here from a copy of this
-    checkout)."""
-    with tempfile.TemporaryDirectory(prefix="lnbook-colab-") as tmp:
-        venv, env = fresh_environment(pathlib.Path(tmp))
-        python = str(venv / "bin" / "python")
-        # pip builds a local directory in place (build/, *.egg-info): give it a copy of the
-        # package's files so the checkout stays clean
-        source = pathlib.Path(tmp) / "lnbook-source"
-        source.mkdir()
-        for name in ("pyproject.toml", "README.md"):
-            shutil.copy(ROOT / name, source / name)
-        shutil.copytree(ROOT / "lnbook", source / "lnbook",
-                        ignore=shutil.ignore_patterns("__pycache__"))
-        env["LNBOOK_PIP_SOURCE"] = source.as_uri()
-        probe = "import importlib.util as u; print(u.find_spec('lnbook') is None)"
-        before = subprocess.run([python, "-c", probe], cwd=tmp, env=env, capture_output=True,
-                                text=True)
-        assert before.stdout.strip() == "True", "the fresh environment already has lnbook"
-        run = subprocess.run([python, "-c", colab_cell.render()], cwd=tmp, env=env,
-                             capture_output=True, text=True, timeout=1800)
-        if run.returncode != 0:
-            print(run.stderr)
-            pytest.fail(f"the install cell failed: {pip_failure_reason(run.stderr)}",
-                        pytrace=False)
-        check = subprocess.run(
-            [python, "-c", "import lnbook, myst_nb, matplotlib, mpmath; print(lnbook.__file__)"],
-            cwd=tmp, env=env, capture_output=True, text=True, timeout=300)
-        assert check.returncode == 0, check.stderr
-        assert pathlib.Path(check.stdout.strip()).is_relative_to(venv), check.stdout
+def test_chapters_reproduce_in_the_binder_environment(binder, pytestconfig):
+    """Every chapter, executed in the fresh environment on the variant's code path, reproduces
+    every stored output, cell by cell."""
+    python, env, venv, _ = binder
+    run = execute(venv.parent / "run", variant_environment(BINDER_VARIANT, env), python,
+                  probe=True)
+    for kernel in run.kernels(BINDER_VARIANT, probe(env, python)):
+        assert pathlib.Path(kernel["prefix"]) == venv, f"a kernel ran in {kernel['prefix']}"
+    differ = run.differences(pytestconfig)
+    if differ:
+        fresh = json.loads(subprocess.run([python, "-c", VERSIONS], env=env, capture_output=True,
+                                          text=True, check=True).stdout)
+        ours = {d.metadata["Name"].lower(): d.version for d in importlib.metadata.distributions()}
+        other = [f"{n} {ours.get(n)} in .venv, {fresh.get(n)} here" for n in colab_cell.pins()
+                 if ours.get(n) != fresh.get(n)]
+        coretype, disabled, _ = VARIANTS[BINDER_VARIANT]
+        pytest.fail(
+            f"{len(differ)} cells differ in the Binder environment (OPENBLAS_CORETYPE="
+            f"{coretype}, numpy without {' '.join(disabled)}). Pinned packages at other "
+            f"versions than in .venv: {other or 'none'}. The same code path in .venv: "
+            f"OPENBLAS_CORETYPE={coretype} NPY_DISABLE_CPU_FEATURES='{' '.join(disabled)}' "
+            ".venv/bin/python tools/execute.py --output-dir /tmp/x book/NAME.ipynb\n\n"
+            + "\n\n".join(differ)[-6000:], pytrace=False)
+
+
+def test_install_cell_installs_the_pins_where_a_version_differs():
+    """Where one pinned package has another version (Colab's keras), the cell asks pip for
+    lnbook and every pin, PyTorch's from its CPU index (pip itself is not called here)."""
+    patch = ("import importlib.metadata as m, json, subprocess\n_v = m.version\n"
+             "m.version = lambda n: '3.0.0' if n == 'keras' else _v(n)\n"
+             "subprocess.run = lambda args, **kw: print(json.dumps(args))\n")
+    run = subprocess.run([sys.executable, "-c", patch + colab_cell.render()], capture_output=True,
+                         text=True, env=dict(os.environ, LNBOOK_PIP_SOURCE="file:///src"))
+    assert run.returncode == 0, run.stderr
+    args = json.loads(run.stdout)
+    assert args[args.index("--extra-index-url") + 1] == colab_cell.CPU_INDEX
+    assert "lnbook[book,frameworks] @ file:///src" in args
+    assert {f"{n}=={v}" for n, v in colab_cell.pins().items() if n != "lnbook"} <= set(args)
+
+
+def test_install_cell_installs_lnbook_where_it_is_missing(binder, tmp_path):
+    """Where lnbook is missing, the cell installs it (from a copy of this checkout: pip builds
+    in place). Last in this file: it replaces the environment's lnbook."""
+    python, env, venv, _ = binder
+    subprocess.run([sys.executable, "-m", "pip", "--python", python, "uninstall", "--quiet",
+                    "-y", "lnbook"], env=env, check=True)
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(ROOT / name, tmp_path / name)
+    shutil.copytree(ROOT / "lnbook", tmp_path / "lnbook",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    run = run_cell(binder, LNBOOK_PIP_SOURCE=tmp_path.as_uri())
+    assert run.returncode == 0, f"the install cell failed: {pip_error(run.stderr)}"
+    where = subprocess.run([python, "-c", "import lnbook; print(lnbook.__file__)"],
+                           cwd=tmp_path.parent,
+                           env=env, capture_output=True, text=True, check=True).stdout
+    assert pathlib.Path(where.strip()).is_relative_to(venv), where
