@@ -59,6 +59,7 @@ def _lnbook_probe():
     with open(os.environ["LNBOOK_PROBE"], "a") as out:
         out.write(json.dumps({
             "openblas": call("get_corename")().decode(), "threads": call("get_num_threads")(),
+            "dispatch": sorted(mu.__cpu_dispatch__),
             "enabled": sorted(t for t in mu.__cpu_dispatch__ if mu.__cpu_features__.get(t)),
             "prefix": sys.prefix}) + "\n")
 _lnbook_probe()
@@ -98,10 +99,11 @@ def variant_environment(name: str, env: dict[str, str] | None = None) -> dict[st
 
 def check_variant(name: str, found: dict, default: dict) -> None:
     """Fail unless a probe under variant ``name`` shows its kernel table and exactly the
-    default's numpy targets minus those it switches off (numpy ignores a name it does not know
-    without a word, so a renamed target shows up here)."""
+    default's numpy targets minus those it switches off, each a target this numpy knows (it
+    ignores a name it does not know without a word)."""
     coretype, disabled, table = VARIANTS[name]
     assert found["openblas"] == table, f"OPENBLAS_CORETYPE={coretype} loaded {found['openblas']}"
+    assert set(disabled) <= set(found["dispatch"]), f"numpy's targets: {found['dispatch']}"
     want = [t for t in default["enabled"] if t not in disabled]
     assert found["enabled"] == want, f"numpy targets on: {found['enabled']}, not {want}"
 
