@@ -38,6 +38,8 @@ from chapters import (
     variant_environment,
 )
 
+pytestmark = pytest.mark.portability  # `-m "not portability"`: the book tier's quicker loop
+
 
 def code_path(found: dict) -> tuple:
     return found["openblas"], found["threads"], tuple(found["enabled"])
