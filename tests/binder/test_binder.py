@@ -76,8 +76,8 @@ def test_every_chapter_starts_with_the_install_cell():
 
 @pytest.fixture(scope="module")
 def binder(tmp_path_factory):
-    """The fresh environment: (python, env, venv), made once; its size and making time are
-    printed and kept as user properties of the first test that uses it."""
+    """The fresh environment: (python, env, venv, made), made once and removed afterwards (it
+    is large); its size and making time are printed and kept as user properties."""
     home = tmp_path_factory.mktemp("binder")
     venv = home / "venv"
     env = {k: v for k, v in os.environ.items()
@@ -104,7 +104,8 @@ def binder(tmp_path_factory):
     size = subprocess.run(["du", "-sm", str(venv)], capture_output=True, text=True).stdout
     made = [("environment MB", int(size.split()[0])), ("environment seconds", round(seconds))]
     print(f"the Binder environment: {made}")
-    return python, env, venv, made
+    yield python, env, venv, made
+    shutil.rmtree(venv)
 
 
 def run_cell(binder, **variables) -> subprocess.CompletedProcess:
