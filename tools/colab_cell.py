@@ -1,53 +1,93 @@
-"""The install cell every chapter starts with, so that a chapter opened in Colab runs.
+"""The install cell every chapter starts with, so that a chapter opened in Colab reproduces its
+stored outputs.
 
-Colab opens a chapter in its own environment, which has neither ``lnbook`` nor ``myst_nb``.
-The first code cell of every chapter is this one cell, rendered from the repository address in
-``_config.yml`` (``repository.url`` and ``repository.branch``, the one place it lives). It
-installs ``lnbook`` with its ``book`` extra (matplotlib, mpmath, myst-nb) only when ``lnbook``
-or ``myst_nb`` cannot be imported, and does nothing, printing nothing, otherwise. The
-environment variable ``LNBOOK_PIP_SOURCE`` (a pip URL such as ``file:///path/to/checkout``)
-replaces the repository address, e.g. for a test without network.
+Colab opens a chapter in its own environment: no lnbook, no myst-nb, other versions of numpy,
+matplotlib, PyTorch, JAX, Flax and Keras. The first code cell of every chapter is this one
+cell, rendered from where each fact lives: the repository address in ``_config.yml``, lnbook's
+version, the exact pins of ``requirements.txt`` (not the kernel's own packages, which Colab
+runs) and of pyproject.toml's ``frameworks`` extra. Where a pinned package is missing or at
+another version, it installs ``lnbook[book,frameworks]`` and the pins (PyTorch's CPU build);
+where everything is right (the book tier, Binder) it does nothing and prints nothing. Its names
+live inside a function, so a chapter cannot use a module it did not import itself.
+``LNBOOK_PIP_SOURCE`` (a pip URL) replaces the repository address, for a test without network.
 
-Usage: python tools/colab_cell.py [--check] [book/chapter.ipynb ...]   (default: every chapter)
-Without --check, puts the rendered cell first in each chapter (replacing an older rendering);
-with --check, exits 1 if a chapter's first code cell is not the rendered cell.
-tools/execute.py calls ``ensure`` on every chapter it executes.
+Usage: python tools/colab_cell.py [book/chapter.ipynb ...]   (default: every chapter)
+puts the rendered cell first in each chapter, replacing an older rendering (tools/execute.py
+does it too, for every chapter it stores); tests/binder/ checks every chapter starts with it.
 """
 
 from __future__ import annotations
 
 import pathlib
+import re
 import sys
+import tomllib
 
 import nbformat
 import yaml
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 BOOK = ROOT / "book"
-MARK = "# Install lnbook where it is missing (Colab); elsewhere this cell does nothing."
-TEMPLATE = """{mark}
-import importlib.util, os, subprocess, sys
-if not all(importlib.util.find_spec(name) for name in ("lnbook", "myst_nb")):
-    source = os.environ.get(
-        "LNBOOK_PIP_SOURCE", "git+{url}@{branch}"
-    )
-    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet",
-                    f"lnbook[book] @ {{source}}"], check=True)
-    importlib.invalidate_caches()"""
+MARK = "# Install lnbook"  # how the cell's first line begins (older renderings too)
+KERNEL_PACKAGES = ("ipykernel", "matplotlib-inline")  # Colab's kernel runs its own
+CPU_INDEX = "https://download.pytorch.org/whl/cpu"  # PyTorch's CPU wheels (2.13.0+cpu)
+TEMPLATE = """\
+# Install lnbook and the versions that computed the outputs where they differ (Colab);
+# elsewhere this cell does nothing.
+def _install():
+    import importlib, importlib.metadata, os, subprocess, sys
+    source = "git+{url}@{branch}"
+    pins = {{
+{pins}
+    }}
+
+    def version(name):
+        try:
+            return importlib.metadata.version(name).split("+")[0]
+        except importlib.metadata.PackageNotFoundError:
+            return None
+
+    wrong = [n for n, v in pins.items() if version(n) != v]
+    if wrong or version("myst-nb") is None:
+        source = os.environ.get("LNBOOK_PIP_SOURCE", source)
+        pinned = [f"{{n}}=={{v}}" for n, v in pins.items() if n != "lnbook"]
+        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet",
+                        "--extra-index-url", "{index}",
+                        f"lnbook[book,frameworks] @ {{source}}", *pinned], check=True)
+        importlib.invalidate_caches()
+        if set(wrong) & set(sys.modules):
+            print("Installed; restart the session and run the notebook again:", *wrong)
+
+
+_install()
+del _install"""
 TAGS = ["hide-cell"]  # on the website the cell is one click away; Colab shows it
 
 
 def repository() -> tuple[str, str]:
     """(url, branch) of the repository, from _config.yml."""
-    config = yaml.safe_load((ROOT / "_config.yml").read_text())
-    repo = config["repository"]
+    repo = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]
     return str(repo["url"]).rstrip("/"), str(repo.get("branch", "main"))
 
 
+def pins() -> dict[str, str]:
+    """lnbook's version and every exact pin of the packages that compute the outputs."""
+    version = re.search(r'__version__ = "([^"]+)"', (ROOT / "lnbook/__init__.py").read_text())
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    lines = (ROOT / "requirements.txt").read_text().splitlines()
+    found = {"lnbook": version[1]}
+    for line in lines + extras["optional-dependencies"]["frameworks"]:
+        m = re.match(r"\s*([\w.-]+)(?:\[[^\]]*\])?\s*==\s*([^\s;#]+)", line)
+        if m and m[1] not in KERNEL_PACKAGES:
+            found[m[1]] = m[2]
+    return found
+
+
 def render() -> str:
-    """The install cell's source for the repository named in _config.yml."""
+    """The install cell's source, from _config.yml and the pins."""
     url, branch = repository()
-    return TEMPLATE.format(mark=MARK, url=url, branch=branch)
+    listed = "\n".join(f'        "{n}": "{v}",' for n, v in pins().items())
+    return TEMPLATE.format(pins=listed, url=url, branch=branch, index=CPU_INDEX)
 
 
 def first_code_cell(nb):
@@ -56,36 +96,22 @@ def first_code_cell(nb):
 
 def ensure(nb) -> bool:
     """Make the notebook's first code cell the rendered install cell; True if it changed."""
-    source = render()
-    first = first_code_cell(nb)
+    source, first = render(), first_code_cell(nb)
     if first is not None and first.source.startswith(MARK):
-        if first.source == source and first.metadata.get("tags") == TAGS:
-            return False
-        first.source = source
-        first.metadata["tags"] = list(TAGS)
-        return True
-    cell = nbformat.v4.new_code_cell(source, metadata={"tags": list(TAGS)})
+        changed = first.source != source or first.metadata.get("tags") != TAGS
+        first.source, first.metadata["tags"] = source, list(TAGS)
+        return changed
     index = nb.cells.index(first) if first is not None else len(nb.cells)
-    nb.cells.insert(index, cell)
+    nb.cells.insert(index, nbformat.v4.new_code_cell(source, metadata={"tags": list(TAGS)}))
     return True
 
 
 def main(argv: list[str]) -> int:
-    check = "--check" in argv
-    paths = [pathlib.Path(p) for p in argv if p != "--check"] or sorted(BOOK.glob("*.ipynb"))
-    stale = []
-    for path in paths:
+    for path in [pathlib.Path(p) for p in argv] or sorted(BOOK.glob("*.ipynb")):
         nb = nbformat.read(path, as_version=4)
-        first = first_code_cell(nb)
-        if check:
-            if first is None or first.source != render():
-                stale.append(path.name)
-        elif ensure(nb):
+        if ensure(nb):
             nbformat.write(nb, path)
             print(f"install cell written: {path} (re-execute it: tools/execute.py {path})")
-    if stale:
-        print(f"first code cell is not the install cell: {stale}; run tools/colab_cell.py")
-        return 1
     return 0
 
 

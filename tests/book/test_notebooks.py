@@ -1,30 +1,23 @@
-"""nbval's check and the guards nbval lacks: chapters stored executed, in order, cleanly, prose tied
-to code.
+"""nbval's check of every code cell, and the guards nbval lacks: chapters stored executed, in
+order, cleanly, with prose tied to code.
 
-nbval re-runs each chapter and compares outputs with the stored ones, but it passes a cell that
-was never run, it ignores output metadata (where myst-nb keeps a glued value's NAME), it honours
-skip/ignore markers, and it never looks at the prose. The tests below close those holes:
-
-* execution counts 1..n, no stored error or stderr, the python3 kernel, every chapter in the toc;
-* the prose audit: every number a markdown cell states is computed by the code cell right
-  above or right below it (``prose_audit``; run ``python tests/test_notebooks.py book/x.ipynb``
-  to list a chapter's unmatched tokens);
-* the glue guard: the chapter re-executed in a fresh kernel must produce the stored sequence of
-  (glue name, value) pairs, so swapped names fail;
-* the marker guard: ``# NBVAL_*`` comments and ``nbval-*``/``raises-exception`` tags are refused
-  unless ``tests/notebook_policy.py`` lists them with a reason.
-
-Exemptions live only in ``tests/notebook_policy.py``.
-
-nbval's own check runs here too, on the same executed copy as the glue guard: each chapter is
-executed once in a fresh kernel (``tests/chapters.py``, with ``tools/execute.py``), and
+Each chapter is executed once in a fresh kernel (``chapters.py``, with ``tools/execute.py``) and
 ``test_cell_reproduces`` compares each code cell's new outputs with the stored ones with
-nbval's comparison, one test per cell as nbval's plugin reports them.
+nbval's comparison, one test per cell as nbval's plugin reports them. nbval alone passes a cell
+never run, ignores output metadata (where myst-nb keeps a glued value's NAME), honours
+skip/ignore markers and never reads the prose; so the guards below check execution counts
+1..n, no stored error or stderr, every chapter in the toc, the prose audit (every number a
+markdown cell states is computed by the code cell right above or below it: ``python
+tests/book/test_notebooks.py book/x.ipynb`` lists a chapter's unmatched ones), the glued
+(name, value) sequence against the fresh run, and no nbval markers. Exemptions live only in
+``notebook_policy.py``, each with its reason.
 """
 
 from __future__ import annotations
 
+import functools
 import io
+import itertools
 import math
 import pathlib
 import re
@@ -32,15 +25,11 @@ import sys
 import tokenize
 from dataclasses import dataclass
 
+import chapters
 import nbformat
+import notebook_policy as policy
 import pytest
-import yaml
-
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
-import chapters  # noqa: E402
-import notebook_policy as policy  # noqa: E402  (tests/ is not a package)
-from chapters import CHAPTERS, cell_difference, stored_code_cells  # noqa: E402
+from chapters import CHAPTERS, ROOT, cell_difference, stored_code_cells
 
 sys.path.insert(0, str(ROOT / "tools"))
 from colab_cell import MARK as INSTALL_CELL_MARK  # noqa: E402
@@ -53,21 +42,8 @@ def code_cells(nb):
 
 
 def toc_files() -> list[str]:
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
-    files = [toc["root"]]
-
-    def walk(entries):
-        for entry in entries or []:
-            if "file" in entry:
-                files.append(entry["file"])
-            walk(entry.get("sections"))
-            for part in entry.get("parts", []) or []:
-                walk(part.get("chapters"))
-
-    walk(toc.get("chapters"))
-    for part in toc.get("parts", []) or []:
-        walk(part.get("chapters"))
-    return files
+    """The files _toc.yml names (its root and every ``file:`` entry)."""
+    return re.findall(r"^\s*(?:root|-?\s*file):\s*(\S+)", (ROOT / "_toc.yml").read_text(), re.M)
 
 
 # --------------------------------------------------------------------------------------------
@@ -423,8 +399,7 @@ def prose_audit(nb, chapter: str = "") -> list[tuple[int, str]]:
 
 
 # --------------------------------------------------------------------------------------------
-# Fixtures
-# --------------------------------------------------------------------------------------------
+# The guards, on the stored chapters and on the default run (tests/book/conftest.py)
 
 
 @pytest.fixture(params=CHAPTERS, ids=[p.stem for p in CHAPTERS])
@@ -432,18 +407,15 @@ def chapter_path(request):
     return request.param
 
 
+@functools.cache
+def read(path: pathlib.Path):
+    return nbformat.read(path, as_version=4)
+
+
 @pytest.fixture
 def chapter(chapter_path):
-    return nbformat.read(chapter_path, as_version=4)
-
-
-# every code cell of every chapter, as nbval numbers them (Cell 0, 1, ... per chapter)
-CELLS = [(path, i) for path in CHAPTERS for i in range(len(stored_code_cells(path)))]
-
-
-# --------------------------------------------------------------------------------------------
-# Stored-notebook guards
-# --------------------------------------------------------------------------------------------
+    """The stored chapter (read once; do not modify it)."""
+    return read(chapter_path)
 
 
 def test_every_chapter_is_in_the_toc():
@@ -471,7 +443,7 @@ def test_no_stored_errors_or_warnings(chapter):
 
 
 def test_python_kernel(chapter):
-    """Chapters run on the python3 kernel that nbval and Binder start."""
+    """Chapters run on the python3 kernel that Jupyter and Binder start."""
     assert chapter.metadata["kernelspec"]["name"] == "python3"
 
 
@@ -494,23 +466,17 @@ def test_no_nbval_markers(chapter, chapter_path):
     """nbval compares every cell: no skip/ignore/raises markers unless the policy lists them."""
     unlisted = [(cid, marker) for cid, marker in nbval_markers(chapter)
                 if (chapter_path.stem, cid, marker) not in policy.ALLOWED_NBVAL_MARKERS]
-    assert not unlisted, (
-        f"nbval markers not allowed by tests/notebook_policy.py (cell id, marker): {unlisted}"
-    )
+    assert not unlisted, f"nbval markers not in notebook_policy.py (cell id, marker): {unlisted}"
 
 
 def test_prose_numbers_are_computed_beside_them(chapter, chapter_path):
-    """Every number a markdown cell states is computed by the code cell above or below it.
-
-    Decimals, integers above 2, powers of ten and number words (three ... billion) must appear
-    in the source or stored output of the nearest code cell above or below, decimals at the
-    precision the prose displays; numbers in names, labels, citations and versions do not count.
-    """
+    """Every number a markdown cell states is computed by the code cell above or below it:
+    decimals (at the precision shown), integers above 2, powers of ten and number words must
+    appear in that cell's source or stored output; names, labels, citations and versions do
+    not count."""
     missing = prose_audit(chapter, chapter_path.stem)
-    assert not missing, (
-        f"{len(missing)} prose numbers that neither adjacent code cell computes "
-        f"(markdown cell index, token): {missing}"
-    )
+    assert not missing, (f"{len(missing)} prose numbers that neither adjacent code cell "
+                         f"computes (markdown cell index, token): {missing}")
 
 
 def glue_records(nb) -> list[tuple[str, str | None]]:
@@ -519,13 +485,10 @@ def glue_records(nb) -> list[tuple[str, str | None]]:
     for cell in code_cells(nb):
         for out in cell.get("outputs", []):
             name = out.get("metadata", {}).get("scrapbook", {}).get("name")
-            if name is None:
-                continue
-            data = out.get("data", {})
-            if any(k.startswith(GLUE_PREFIX + "image/") for k in data):
-                records.append((name, None))
-            else:
-                records.append((name, data.get(GLUE_PREFIX + "text/plain")))
+            if name is not None:
+                data = out.get("data", {})
+                image = any(k.startswith(GLUE_PREFIX + "image/") for k in data)
+                records.append((name, None if image else data.get(GLUE_PREFIX + "text/plain")))
     return records
 
 
@@ -548,6 +511,10 @@ def test_glue_names_are_unique(chapter):
     assert len(names) == len(set(names)), sorted({n for n in names if names.count(n) > 1})
 
 
+# every code cell of every chapter, as nbval numbers them (Cell 0, 1, ... per chapter)
+CELLS = [(path, i) for path in CHAPTERS for i in range(len(stored_code_cells(path)))]
+
+
 @pytest.mark.parametrize(("cell_path", "index"), CELLS,
                          ids=[f"{path.stem}-cell-{i}" for path, i in CELLS])
 def test_cell_reproduces(cell_path, index, default_run, pytestconfig):
@@ -563,36 +530,25 @@ def test_cell_reproduces(cell_path, index, default_run, pytestconfig):
 
 
 def test_executed_in_a_fresh_kernel(chapter_path, default_run, request):
-    """The chapter ran top to bottom in a fresh kernel of the default configuration without a
-    cell raising; the kernel's time goes to the verification page."""
+    """The chapter ran in a fresh kernel of the default configuration; the kernel's time goes
+    to the verification page (a user property, as record_property keeps it)."""
     executed = default_run.notebook(chapter_path)
-    errors = [o for c in chapters.code_cells(executed) for o in c.get("outputs", [])
-              if o.get("output_type") == "error"]
-    assert errors == [], f"{chapter_path.name}: {errors[0].get('ename')}" if errors else ""
-    # a user property, as record_property keeps it (without its warning about junit's xunit2)
     request.node.user_properties.append(("kernel seconds", executed.metadata["lnbook"]["seconds"]))
 
 
 def test_glued_values_match_a_fresh_run(chapter, chapter_path, default_run):
-    """Re-executed in a fresh kernel, the chapter glues the same names with the same values.
-
-    nbval ignores output metadata, where the name lives: swapping two names in the stored file
-    would put each number in the other's sentence. Figures are compared by name only.
-    """
-    stored = glue_records(chapter)
-    fresh = glue_records(default_run.notebook(chapter_path))
-    assert fresh == stored, (
-        "glue (name, value) sequence differs from a fresh run:\n"
-        + "\n".join(f"  stored {s!r:70}  fresh {f!r}" for s, f in zip(stored, fresh) if s != f)
-        + (f"\n  lengths stored {len(stored)} fresh {len(fresh)}" if len(stored) != len(fresh)
-           else "")
-    )
+    """Re-executed in a fresh kernel, the chapter glues the same names with the same values:
+    nbval ignores output metadata, where the name lives, so two swapped names would put each
+    number in the other's sentence. Figures are compared by name only."""
+    stored, fresh = glue_records(chapter), glue_records(default_run.notebook(chapter_path))
+    assert fresh == stored, "glue (name, value) sequence differs from a fresh run:\n" + "\n".join(
+        f"  stored {s!r:70}  fresh {f!r}" for s, f in itertools.zip_longest(stored, fresh)
+        if s != f)
 
 
 if __name__ == "__main__":  # list each chapter's unmatched prose numbers
     for path in [pathlib.Path(p) for p in sys.argv[1:]] or CHAPTERS:
-        nb = nbformat.read(path, as_version=4)
-        missing = prose_audit(nb, path.stem)
+        missing = prose_audit(read(path), path.stem)
         print(f"{path.stem}: {len(missing)} unmatched")
         for index, token in missing:
             print(f"  cell {index:3d}: {token}")
@@ -600,7 +556,6 @@ if __name__ == "__main__":  # list each chapter's unmatched prose numbers
 
 # --------------------------------------------------------------------------------------------
 # The guards themselves: each would catch the tampering it exists for
-# --------------------------------------------------------------------------------------------
 
 
 def _notebook(*cells):
@@ -684,56 +639,31 @@ def test_prose_audit_is_local_not_chapter_wide():
     assert prose_audit(nb) == []
 
 
-def test_glue_records_see_swapped_names():
-    """Swapping two names in the stored metadata changes the (name, value) sequence."""
-    def glued(name, value):
-        return nbformat.v4.new_output(
-            "display_data", data={GLUE_PREFIX + "text/plain": value},
-            metadata={"scrapbook": {"name": name, "mime_prefix": GLUE_PREFIX}})
-
-    cell = nbformat.v4.new_code_cell("glue(...)")
-    cell.outputs = [glued("max", "0.99"), glued("median", "0.12")]
-    nb = nbformat.v4.new_notebook(cells=[cell])
-    before = glue_records(nb)
-    cell.outputs[0].metadata.scrapbook.name = "median"
-    cell.outputs[1].metadata.scrapbook.name = "max"
-    assert glue_records(nb) != before
-    assert before == [("max", "0.99"), ("median", "0.12")]
-
-
 def test_nbval_markers_are_found():
     """Comments and tags that make nbval skip or ignore a cell are all reported."""
-    nb = _notebook(("code", "# NBVAL_IGNORE_OUTPUT\nx = 1"), ("code", "#nbval_skip\ny = 2"),
-                   ("code", "raise ValueError"))
-    nb.cells[2].metadata["tags"] = ["nbval-skip", "hide-input", "raises-exception"]
-    markers = [m for _, m in nbval_markers(nb)]
-    assert markers == ["NBVAL_IGNORE_OUTPUT", "NBVAL_SKIP", "nbval-skip", "raises-exception"]
+    nb = _notebook(("code", "# NBVAL_IGNORE_OUTPUT\nx = 1"), ("code", "#nbval_skip\ny = 2"))
+    nb.cells[1].metadata["tags"] = ["nbval-skip", "hide-input", "raises-exception"]
+    assert [m for _, m in nbval_markers(nb)] == ["NBVAL_IGNORE_OUTPUT", "NBVAL_SKIP",
+                                                  "nbval-skip", "raises-exception"]
 
 
 def test_cell_difference_sees_what_nbval_sees(pytestconfig):
-    """The per-cell comparison fails a changed number, a missing output and an exception, and
-    passes a stream split in two and a changed image or execution count (as nbval does)."""
+    """The per-cell comparison fails a changed number and an exception, and passes a stream
+    split in two and a changed image or execution count (as nbval does)."""
     def cell(*outputs, count=1):
         c = nbformat.v4.new_code_cell("x", execution_count=count)
-        c.outputs = list(outputs)
+        c.outputs = [nbformat.v4.new_output("stream", name="stdout", text=t) if isinstance(t, str)
+                     else t for t in outputs]
         return c
 
-    def stream(text):
-        return nbformat.v4.new_output("stream", name="stdout", text=text)
+    def result(png):
+        return nbformat.v4.new_output("execute_result", execution_count=1,
+                                      data={"text/plain": "2.5", "image/png": png})
 
-    def result(text, png="AAAA", count=1):
-        return nbformat.v4.new_output("execute_result", execution_count=count,
-                                      data={"text/plain": text, "image/png": png})
-
-    stored = cell(stream("0.1342\n"), result("2.5"))
-    assert cell_difference(stored, cell(stream("0.1342\n"), result("2.5")), pytestconfig) is None
-    assert cell_difference(stored, cell(stream("0.13"), stream("42\n"), result("2.5", "BBBB", 7),
-                                        count=7), pytestconfig) is None
-    assert "differ" in cell_difference(stored, cell(stream("0.1343\n"), result("2.5")),
-                                       pytestconfig)
-    assert "Missing output fields" in cell_difference(stored, cell(stream("0.1342\n")),
-                                                      pytestconfig)
-    error = nbformat.v4.new_output("error", ename="ValueError", evalue="eps",
-                                   traceback=["ValueError: eps"])
-    assert "exception" in cell_difference(stored, cell(stream("0.1342\n"), result("2.5"), error),
+    stored = cell("0.1342\n", result("AAAA"))
+    assert cell_difference(stored, cell("0.13", "42\n", result("BBBB"), count=7),
+                           pytestconfig) is None
+    assert "differ" in cell_difference(stored, cell("0.1343\n", result("AAAA")), pytestconfig)
+    error = nbformat.v4.new_output("error", ename="ValueError", evalue="eps", traceback=["eps"])
+    assert "exception" in cell_difference(stored, cell("0.1342\n", result("AAAA"), error),
                                           pytestconfig)

@@ -1,17 +1,12 @@
-"""The ONE place where the notebook guards of ``tests/test_notebooks.py`` allow an exception.
+"""The ONE place where the notebook guards (test_notebooks.py) allow an exception, each with its
+reason. Adding one is a review decision: prefer gluing the number, or making the code cell beside
+the prose print or assert it.
 
-Every entry carries its reason. Adding an entry is a review decision: prefer gluing the number,
-or making the code cell beside the prose print or assert it, over exempting it here.
-
-* ``EXEMPT_PROSE`` -- text the prose-number audit removes before it looks for numbers, because
-  the number in it is a name, not a quantity (a standard, an architecture, a library version).
-  Each entry is ``(regex, reason)``; the regex is applied to every markdown cell of every chapter.
-* ``EXEMPT_TOKENS`` -- single numeric tokens of one chapter's markdown cell that the audit skips:
-  ``{(chapter stem, markdown cell id): {token: reason}}``. Empty today.
-* ``ALLOWED_NBVAL_MARKERS`` -- nbval markers (``# NBVAL_*`` comments, ``nbval-*`` and
-  ``raises-exception`` cell tags) a chapter may carry:
-  ``{(chapter stem, cell id, marker): reason}``.
-  None today: every cell of every chapter is re-run and its whole output compared.
+* ``EXEMPT_PROSE``: ``(regex, reason)``; text the prose audit removes from every markdown cell
+  before it looks for numbers, because the number in it is a name, not a quantity.
+* ``EXEMPT_TOKENS``: ``{(chapter stem, markdown cell id): {token: reason}}``. Empty today.
+* ``ALLOWED_NBVAL_MARKERS``: ``{(chapter stem, cell id, marker): reason}`` for ``# NBVAL_*``
+  comments and ``nbval-*``/``raises-exception`` tags. None today: every cell is compared.
 """
 
 from __future__ import annotations
