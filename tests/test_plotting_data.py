@@ -35,21 +35,26 @@ def fd_jacobian(z, eps, tau=1e-6):
     return J
 
 
-def test_records_with_variance_by_hand():
-    """c (-1, 1, 0, 0) with c = sqrt(q d / 2): q = 2, d = 4 gives c = 2."""
-    assert figures.records_with_variance([2.0], 4).tolist() == [[-2.0, 2.0, 0.0, 0.0]]
-    q = np.logspace(-3, 2, 7)
-    assert np.allclose(figures.records_with_variance(q, 5).var(axis=-1), q, rtol=1e-14)
+def records(q, d, seed=0):
+    """Records of population variance q: a seeded Gaussian record, centered and scaled. The
+    core's Jacobian spectrum depends on q and d alone, not on the record's direction."""
+    z = np.random.default_rng(seed).normal(size=d)
+    v = z - z.mean()
+    return np.sqrt(np.asarray(q, float))[:, None] * v / np.sqrt(v @ v / d)
 
 
-def test_decade_ticks_are_few_powers_of_ten():
-    assert figures.decade_ticks(1.0, 1e12).tolist() == [1.0, 1e3, 1e6, 1e9, 1e12]
-    assert figures.decade_ticks(1e-3, 1e2).tolist() == [1e-3, 1e-2, 1e-1, 1.0, 1e1, 1e2]
+def test_ticks_are_few_powers_of_ten():
+    """x ticks every k-th decade from the offsets' first, at most max_ticks; y from 0 up."""
+    def ticks(lo, hi, errors_top=1.0):
+        offsets = np.array([lo, hi])
+        return figures.offset_error_data(offsets, {"e": [0.0, errors_top]})
+    assert ticks(1.0, 1e12)["xticks"].tolist() == [1.0, 1e3, 1e6, 1e9, 1e12]
+    assert ticks(1e-3, 1e2)["xticks"].tolist() == [1e-3, 1e-2, 1e-1, 1.0, 1e1, 1e2]
     for hi in (1e3, 1e9, 1e17, 1e40):
-        ticks = figures.decade_ticks(1.0, hi, max_ticks=6, zero=True)
-        step = np.log10(ticks[2] / ticks[1])  # decades between labels
-        assert ticks[0] == 0 and ticks[1] == 1 and len(ticks) <= 6
-        assert step == round(step) and np.log10(hi / ticks[-1]) < step
+        yticks = ticks(1.0, 2.0, errors_top=hi)["yticks"]
+        step = np.log10(yticks[2] / yticks[1])  # decades between labels
+        assert yticks[0] == 0 and yticks[1] == 1 and len(yticks) <= 6
+        assert step == round(step) and np.log10(hi / yticks[-1]) < step
 
 
 def test_response_data_closed_forms():
@@ -81,8 +86,8 @@ def test_normalized_variance_data_closed_form():
     for k, eps in enumerate((0.01, 1.0)):
         assert np.allclose(data["mean_square"][k], q / (q + eps), rtol=1e-13)
     assert data["half"].tolist() == [0.5, 0.5]
-    records = figures.records_with_variance(np.array([0.01, 1.0]), 3)
-    assert np.allclose((plain_core(records, np.array([[0.01], [1.0]])) ** 2).mean(-1), 0.5)
+    assert np.allclose((plain_core(records([0.01, 1.0], 3), np.array([[0.01], [1.0]])) ** 2
+                        ).mean(-1), 0.5)
 
 
 def test_jacobian_eigenvalue_data_against_finite_differences():
@@ -93,8 +98,7 @@ def test_jacobian_eigenvalue_data_against_finite_differences():
     assert np.allclose(data["tangential"], (q + eps) ** -0.5, rtol=1e-13)
     assert np.allclose(data["radial"], eps / (q + eps) ** 1.5, rtol=1e-12)
     assert not data["zero"].any() and data["bound"] == eps**-0.5
-    records = figures.records_with_variance(data["sample_q"], d)
-    for z, numeric, qs in zip(records, data["numeric"], data["sample_q"]):
+    for z, numeric, qs in zip(records(data["sample_q"], d), data["numeric"], data["sample_q"]):
         fd = np.sort(np.linalg.eigvals(fd_jacobian(z, eps)).real)
         assert np.allclose(numeric, fd, atol=1e-6 * eps**-0.5)
         closed = np.sort([0.0, eps / (qs + eps) ** 1.5] + [(qs + eps) ** -0.5] * (d - 2))
@@ -111,7 +115,7 @@ def test_operator_norm_data_against_finite_differences():
     assert data["bound"] == eps**-0.5 and (data["norm"] <= data["bound"]).all()
     for k in (0, 100, 200):
         for row, d in enumerate((2, 3)):
-            z = figures.records_with_variance(q[k : k + 1], d)[0]
+            z = records(q[k : k + 1], d)[0]
             fd = np.linalg.svd(fd_jacobian(z, eps), compute_uv=False).max()
             assert math.isclose(data["norm"][row, k], fd, rel_tol=1e-6)
 
@@ -141,6 +145,11 @@ def test_weighted_projection_data_by_hand():
     assert np.allclose(data["orthogonal"], (3.0, -1.0), rtol=0, atol=1e-15)
     a = np.array([0.25, 0.75])
     assert abs(a @ data["direction"]) < 1e-16 and math.isclose(np.hypot(*data["direction"]), 1)
+    # issue 33: z = (1.5e308, -1.5e308) gave +-inf for (w^T z) w, whose exact value is z itself
+    # (z lies on the line a^T w = 0 for a = (1/2, 1/2)), as is P_a z = z - (a^T z) 1 = z - 0
+    huge = figures.weighted_projection_data(a=(0.5, 0.5), z=(1.5e308, -1.5e308))
+    assert np.allclose(huge["orthogonal"], (1.5e308, -1.5e308), rtol=1e-15, atol=0)
+    assert huge["oblique"].tolist() == [1.5e308, -1.5e308]
 
 
 def test_record_audit_data_by_hand():
@@ -212,18 +221,21 @@ def test_offset_error_data_and_the_errors_recomputed_by_hand():
 
 
 @pytest.mark.parametrize("key", ["keras", "pytorch", "flax", "bert", "annotated"])
-def test_eps_placement_data_closed_forms(key):
+@pytest.mark.parametrize("z", [(1.0, 2.0, 3.0, 4.0), (1e200, -1e200), (1e-170, -1e-170)])
+def test_eps_placement_data_closed_forms(key, z):
     """RMS of the output on alpha z: sqrt(q/(q+eps)) inside; sigma/(sigma sqrt(d/(d-ddof)) + eps)
-    outside, with q = sigma^2 the variance of the scaled record."""
-    data = figures.eps_placement_data(z=(1.0, 2.0, 3.0, 4.0), conventions=(key,))
-    c, sigma, rms, d = lnbook.frameworks.CONVENTIONS[key], data["sigma"], data["rms"][0], data["d"]
+    outside, with q = sigma^2 the variance of the scaled record. Issue 33: for z = (1e200,
+    -1e200) the figure's z.var() overflowed (all RMS 0); for (1e-170, -1e-170) it underflowed
+    (refused, with a false message)."""
+    data = figures.eps_placement_data(z=z, conventions=(key,))
+    c, sigma, rms, d = lnbook.frameworks.CONVENTIONS[key], data["sigma"], data["rms"][0], len(z)
     if c.eps_inside:
         expected = np.sqrt(sigma**2 / (sigma**2 + c.eps))
     else:
         expected = sigma / (sigma * math.sqrt(d / (d - c.ddof)) + c.eps)
     np.testing.assert_allclose(rms, expected, rtol=1e-9, atol=1e-12)
     assert rms[0] < 0.01 and math.isclose(rms[-1], math.sqrt((d - c.ddof) / d), rel_tol=1e-4)
-    assert data["plateaus"] == (1.0, math.sqrt(3 / 4))
+    assert data["d"] == d and data["plateaus"] == (1.0, math.sqrt((d - 1) / d))
 
 
 def test_benchmark_ratio_data_by_hand():
