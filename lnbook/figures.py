@@ -277,13 +277,10 @@ def amplification_data(*, z: ArrayLike = (7.0, 7.0), delta: ArrayLike = (1e-3, -
     >>> bool((data["ratio"] <= data["bound"]).all())
     True
     """
-    z = _checks.records(z)
-    delta = _checks.same_shape(delta, z, "delta")
-    if z.ndim != 1:
-        raise ValueError(f"z must be one record of shape (d,); got shape {z.shape}")
-    eps = np.logspace(-8, 0, 161)
-    return {"z": z.copy(), "delta": delta.copy(), "eps": eps,
-            "ratio": np.array([float(amplification(z, delta, eps=e)) for e in eps]),
+    # one record; amplification refuses a delta not of its shape, or zero
+    z, eps = _checks.vector(z, "z"), np.logspace(-8, 0, 161)
+    ratio = np.array([float(amplification(z, delta, eps=e)) for e in eps])
+    return {"z": z.copy(), "delta": np.array(delta, dtype=float), "eps": eps, "ratio": ratio,
             "bound": np.array([lipschitz_bound(eps=e) for e in eps])}
 
 
@@ -429,11 +426,11 @@ def record_audit_data(*, shape: tuple[int, int, int] = (2, 4, 6),
     if not isinstance(shape, (tuple, list)) or len(shape) != 3:
         raise TypeError(f"shape must be a tuple (B, T, d); got {_checks.show(shape)}")
     B, T, d = (_checks.count(n, f"shape[{k}]") for k, n in enumerate(shape))
-    record = _checks.index(record, (B, T))
     _checks.fits(B * T * d, f"a batch of shape {(B, T, d)}")
     z = np.random.default_rng(0).normal(size=(B, T, d))
-    return {"record": tuple(record),
-            "layer_norm": record_audit(layer_norm, z, record) > 0,
+    # record_audit refuses a record outside (B, T); the figure marks it at (b mod B, t mod T)
+    moved = record_audit(layer_norm, z, record) > 0
+    return {"record": tuple(int(i) % n for i, n in zip(record, (B, T))), "layer_norm": moved,
             "wrong_axis": record_audit(wrong_axis_layer_norm, z, record) > 0}
 
 
@@ -474,11 +471,12 @@ def gain_effect_data(*, z: ArrayLike = (1.0, 1.0, -2.0), gamma: ArrayLike = (2.0
     [1.0, 0.0, 1.0]
     """
     record, eps = _checks.vector(z, "z"), _checks.eps_value(eps)
-    # the figure labels each gain: None (ones, to layer_norm) is refused
-    gain = _checks.real_array(gamma, "gamma")
+    if gamma is None:  # ones, to layer_norm; the figure labels each gain
+        raise TypeError("gamma must be a gain, a (d,) array of real numbers; got None")
     # y = gamma ⊙ u (beta = 0); layer_norm refuses a gamma not of shape (d,)
-    return {"z": record.copy(), "gamma": gain.copy(), "eps": eps,
-            "y": layer_norm(record, gamma=gain, eps=eps), "u": core(record, eps=eps)}
+    y = layer_norm(record, gamma=gamma, eps=eps)
+    return {"z": record.copy(), "gamma": np.array(gamma, dtype=float), "eps": eps, "y": y,
+            "u": core(record, eps=eps)}
 
 
 @_checks.public
@@ -572,7 +570,7 @@ def core_bound_data(*, dims: Sequence[int] = (2, 3, 4, 6, 8, 12, 16), n: int = 2
     # eps = 0: every record needs two different features
     dims_arr = np.asarray(_checks.counts(dims, "dims", minimum=2))
     n = _checks.count(n, "n")
-    rng = np.random.default_rng(_checks.seed(seed))
+    rng = np.random.default_rng(_checks.count(seed, "seed", minimum=0))
     d_max = int(dims_arr.max())
     _checks.fits(n * d_max, f"n = {n} records of d = {d_max} (the largest of dims)")
     largest = [np.abs(core(rng.standard_cauchy(size=(n, d)), eps=0)).max(axis=-1)
