@@ -129,6 +129,9 @@ def _check_data(value: object, like: object, where: str, name: str, source: str,
     """``value`` has the form of ``like`` (``source``'s sample): the same entries, each of the
     same kind and finite; the items of a nested dict or a list are compared with its first."""
     form, want = _form(value), _form(like)
+    if (value.size if isinstance(value, np.ndarray) else len(value) if isinstance(
+            value, (dict, list, tuple)) else 1) == 0:  # every figure draws something of each
+        raise ValueError(f"{name}: {where} is empty; {source} returns {want}")
     if form != want:
         # an array of numbers with another number of axes is a wrong shape, not a wrong kind
         shape = " array of " in form and " array of " in want and form[-7:] == want[-7:]
@@ -214,9 +217,8 @@ def _plot(data_fn: Callable[..., dict], panels: int | Callable[[dict], int] = 1,
                 raise TypeError(f"{name}: {exc}") from None
             data, where = given["data"], given.get(key)
             _check_data(data, like(), "data", name, f"figures.{source}")
-            if where is not None:
-                where = _check_axes(where, key, panels(data) if callable(panels) else panels,
-                                    name)
+            n = panels(data) if callable(panels) else panels
+            where = where if where is None else _check_axes(where, key, n, name)
             with style():
                 try:
                     return draw(data, **{key: where})
