@@ -131,6 +131,7 @@ def test_record_audit_data_by_hand():
     expected[1, 2] = True
     assert np.array_equal(data["layer_norm"], expected)
     assert np.array_equal(data["wrong_axis"], np.array([[False] * 4, [True] * 4]))
+    assert figures.record_audit_data(record=(-1, -2))["record"] == (1, 2)  # where it is drawn
 
 
 def test_gain_effect_data_worked_example_and_random():
