@@ -494,8 +494,8 @@ def plot_weighted_projection(data: dict, *, ax: Axes | None = None) -> Axes:
 
     Notes
     -----
-    The line :math:`a^\top w = 0`, the record, the oblique projection :math:`P_a z` (circle)
-    and the Euclidean one (square), each joined to the record. See :ref:`ch-weighted`.
+    The line ``a^T w = 0``, the record, the oblique projection ``P_a z`` (circle) and the
+    Euclidean one (square), each joined to the record. See :ref:`ch-weighted`.
 
     Examples
     --------
