@@ -298,9 +298,9 @@ def figure_svg(data: dict) -> bytes:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from lnbook import plotting
+    from lnbook import figures, plotting
 
-    ax = plotting.plot_benchmark_ratios(data)
+    ax = plotting.plot_benchmark_ratios(figures.benchmark_ratios_data(data))
     buf = io.BytesIO()
     with plotting.style():  # the style's svg.hashsalt makes the element ids reproducible
         ax.figure.savefig(buf, format="svg", metadata={"Date": None})

@@ -1,22 +1,14 @@
 """The numbers behind the book's figures: one pure function per figure, numpy only.
 
-Each ``*_data`` function computes exactly the arrays that the matching ``plot_*`` function of
-:mod:`lnbook.plotting` draws, and returns them in a dict; the plot function only draws.
-Tests check these arrays against independent computations (closed forms, finite
-differences, a tiny example by hand) without reading anything back from matplotlib.
-
-Examples
---------
->>> data = response_data(eps_values=(1.0,), t=[0.0, 3.0])
->>> data["peak"].tolist()  # h'_eps(0) = eps**-0.5
-[1.0]
+Compute, then draw: ``data = figures.X_data(...)`` returns, in a dict, exactly the arrays
+that ``lnbook.plotting.plot_X(data)`` draws. The tests check these arrays against independent
+computations (closed forms, finite differences, a tiny example by hand), and the arrays serve
+any other drawing of the figure as they are.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
-from typing import cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -26,147 +18,39 @@ from ._audit import record_audit, wrong_axis_layer_norm
 from ._centering import weighted_centering_matrix
 from ._derivatives import jacobian, jacobian_eigenvalues
 from ._layer import core, layer_norm, normalized_variance
-from ._sensitivity import (
-    amplification,
-    lipschitz_bound,
-    operator_norm,
-    response,
-    response_slope,
-)
+from ._sensitivity import amplification, lipschitz_bound, operator_norm, response, response_slope
 from .frameworks import CONVENTIONS, convention_layer_norm
 from .geometry import plane_basis, radial_profile
 from .transformer import layer_gradient_norms
 
-__all__ = [
-    "EPS_VALUES",
-    "records_with_variance",
-    "decade_ticks",
-    "response_data",
-    "normalized_variance_data",
-    "jacobian_eigenvalues_data",
-    "operator_norm_data",
-    "amplification_data",
-    "shift_geometry_data",
-    "weighted_projection_data",
-    "record_audit_data",
-    "gain_effect_data",
-    "bias_shift_data",
-    "core_bound_data",
-    "offset_error_data",
-    "eps_placement_data",
-    "benchmark_ratios_data",
-    "placement_gradients_data",
-    "geometry_picture_data",
-]
+__all__ = ["EPS_VALUES", "response_data", "normalized_variance_data",
+           "jacobian_eigenvalues_data", "operator_norm_data", "amplification_data",
+           "shift_geometry_data", "weighted_projection_data", "record_audit_data",
+           "gain_effect_data", "bias_shift_data", "core_bound_data", "offset_error_data",
+           "eps_placement_data", "benchmark_ratios_data", "placement_gradients_data",
+           "geometry_picture_data"]
 
 #: The stabilizers of the epsilon chapter's figures, one curve each.
 EPS_VALUES = (0.01, 0.1, 1.0)
 
 
-@_checks.public
-def records_with_variance(q: ArrayLike, d: int) -> np.ndarray:
-    r"""The records ``c (-1, 1, 0, ..., 0)`` of ``d`` features whose population variance is ``q``.
-
-    Parameters
-    ----------
-    q : (n,) array_like
-        Variances, ``q >= 0``.
-    d : int
-        Features of a record, ``d >= 2``.
-
-    Returns
-    -------
-    (n, d) ndarray
-        Record ``k`` is ``c_k (-1, 1, 0, ..., 0)`` with ``c_k = sqrt(q_k d / 2)``.
-
-    Raises
-    ------
-    ValueError
-        If ``q`` is not a non-empty vector of finite variances ``>= 0``, ``d < 2``, or the
-        records would not fit in memory.
-    TypeError
-        If ``d`` is not an integer, or ``q`` not real numbers.
-
-    Notes
-    -----
-    The record ``c (-1, 1, 0, ..., 0)`` has mean 0 and variance ``2 c**2 / d``, so
-    ``c = sqrt(q d / 2)``. The figures of :ref:`ch-epsilon` and :ref:`ch-jacobian` sweep
-    ``q`` with these records.
-
-    Examples
-    --------
-    >>> records_with_variance([2.0], 4).tolist()  # variance (4 + 4) / 4 = 2
-    [[-2.0, 2.0, 0.0, 0.0]]
-    """
+def _records(q: np.ndarray, d: int) -> np.ndarray:
+    """Records ``c (-1, 1, 0, ..., 0)`` of ``d`` features, of variances ``q = 2 c**2 / d``."""
     # the records (-c, c, 0, ..., 0) need two features
     d = _checks.count(d, "d", minimum=2)
-    if isinstance(q, np.ndarray):  # a broadcast q: refuse the records before copying q
-        _checks.fits(q.size * d, f"{q.size} records of d = {d}")
-    q = _checks.vector(q, "q")
-    if (q < 0).any():
-        raise ValueError(f"q must hold variances, q >= 0; got {_checks.show(q.tolist())}")
     _checks.fits(q.size * d, f"{q.size} records of d = {d}")
     base = np.zeros(d)
     base[:2] = (-1.0, 1.0)
-    # the variance of c (-1, 1, 0, ..., 0) is 2 c^2 / d, so c = sqrt(q d / 2); where q d
-    # overflows float64, as sqrt(q) sqrt(d / 2)
-    c = np.sqrt(q * d / 2)
-    c = np.where(np.isfinite(c), c, np.sqrt(q) * math.sqrt(d / 2))
-    return _checks.finite_result(c[:, None] * base, f"records of variance q with d = {d}")
+    return np.sqrt(q * d / 2)[:, None] * base
 
 
-@_checks.public
-def decade_ticks(lo: float, hi: float, *, max_ticks: int = 6, zero: bool = False) -> np.ndarray:
-    r"""The powers of ten from ``lo`` to ``hi``, every k-th decade, at most ``max_ticks`` of them.
-
-    Parameters
-    ----------
-    lo, hi : float
-        The ends of the axis, ``0 < lo <= hi``.
-    max_ticks : int, optional
-        At most this many ticks (0 included), at least 1 (2 with ``zero``).
-    zero : bool, optional
-        Whether the ticks start at 0 (a symmetric-log axis).
-
-    Returns
-    -------
-    ndarray
-        ``10**k0``, ``10**(k0 + s)``, ... up to ``10**ceil(log10(hi))``, preceded by 0 with
-        ``zero``.
-
-    Raises
-    ------
-    ValueError
-        If ``lo`` or ``hi`` is not positive and finite, ``lo > hi``, or ``max_ticks`` is too
-        small.
-    TypeError
-        If ``max_ticks`` is not an integer or ``zero`` not a bool.
-
-    Notes
-    -----
-    With ``k0 = floor(log10(lo))``, ``k1 = ceil(log10(hi))`` and ``slots`` ticks for the
-    powers, the step is the smallest ``s`` with ``(k1 - k0) // s + 1 <= slots``, in closed
-    form ``s = (k1 - k0) // slots + 1``. Used by :func:`offset_error_data`
-    (:ref:`ch-floating-point`).
-
-    Examples
-    --------
-    >>> decade_ticks(1.0, 1e12).tolist()
-    [1.0, 1000.0, 1000000.0, 1000000000.0, 1000000000000.0]
-    >>> decade_ticks(1.0, 1e12, zero=True).tolist()[:2]
-    [0.0, 1.0]
-    """
-    lo, hi = _checks.positive(lo, "lo"), _checks.positive(hi, "hi")
-    if lo > hi:
-        raise ValueError(f"lo must not exceed hi; got lo = {lo!r} > hi = {hi!r}")
-    zero = _checks.option(zero, "zero")
-    # one tick is 0 with zero=True, and at least one must be a power of ten
-    max_ticks = _checks.count(max_ticks, "max_ticks", minimum=2 if zero else 1)
+def _decade_ticks(lo: float, hi: float, max_ticks: int, zero: bool = False) -> np.ndarray:
+    """At most ``max_ticks`` powers of ten around ``[lo, hi]``, preceded by 0 with ``zero``."""
     k0, k1 = int(np.floor(np.log10(lo))), int(np.ceil(np.log10(hi)))
     # the powers of ten float64 holds: 10**-324 rounds to 0 and 10**309 overflows
     k0, k1 = max(k0, -323), min(k1, 308)
     slots = max_ticks - 1 if zero else max_ticks
-    # the smallest step with (k1 - k0) // step + 1 <= slots
+    # the smallest step s with (k1 - k0) // s + 1 <= slots
     step = (k1 - k0) // slots + 1
     ticks = 10.0 ** np.arange(k0, k1 + 1, step)
     return np.r_[0.0, ticks] if zero else ticks
@@ -203,9 +87,7 @@ def response_data(*, eps_values: Sequence[float] = EPS_VALUES, t: ArrayLike | No
 
     .. math:: h'_\varepsilon(0) = \varepsilon^{-1/2},
 
-    and ``h`` tends to ``±sqrt(3/2)`` as ``t`` goes to ``±inf``.
-
-    Drawn by :func:`lnbook.plotting.plot_response`; see :ref:`ch-epsilon`.
+    and ``h`` tends to ``±sqrt(3/2)`` as ``t`` goes to ``±inf``. See :ref:`ch-epsilon`.
 
     Examples
     --------
@@ -213,20 +95,16 @@ def response_data(*, eps_values: Sequence[float] = EPS_VALUES, t: ArrayLike | No
     >>> data["peak"].tolist(), data["h"].round(6).tolist()  # h(3) = 3 / sqrt(7)
     ([1.0], [[0.0, 1.133893]])
     """
-    eps_values = _checks.eps_values(eps_values)
-    for k, eps in enumerate(eps_values):
-        # the peak eps**-0.5 (and h at t = 0) needs eps > 0
-        _checks.positive(eps, f"eps_values[{k}]")
+    # the peak eps**-0.5 (and h at t = 0) needs eps > 0
+    eps_values = [_checks.positive(e, f"eps_values[{k}]")
+                  for k, e in enumerate(_checks.eps_values(eps_values))]
     t = np.linspace(-3, 3, 601) if t is None else _checks.vector(t, "t")
-    return {
-        "t": t.copy(),
-        "eps": np.asarray(eps_values, dtype=float),
-        "h": np.array([response(t, eps=eps) for eps in eps_values]),
-        "slope": np.array([response_slope(t, eps=eps) for eps in eps_values]),
-        "peak": np.array([lipschitz_bound(eps=eps) for eps in eps_values]),
-        # h_eps(t) = t / sqrt(2 t^2 / 3 + eps) -> sqrt(3/2) as t -> infinity
-        "limit": float(np.sqrt(1.5)),
-    }
+    return {"t": t.copy(), "eps": np.asarray(eps_values, dtype=float),
+            "h": np.array([response(t, eps=eps) for eps in eps_values]),
+            "slope": np.array([response_slope(t, eps=eps) for eps in eps_values]),
+            "peak": np.array([lipschitz_bound(eps=eps) for eps in eps_values]),
+            # h_eps(t) = t / sqrt(2 t^2 / 3 + eps) -> sqrt(3/2) as t -> infinity
+            "limit": float(np.sqrt(1.5))}
 
 
 @_checks.public
@@ -258,7 +136,7 @@ def normalized_variance_data(*, eps_values: Sequence[float] = EPS_VALUES, d: int
     -----
     .. math:: \frac1d \sum_i u_i^2 = \frac{q}{q + \varepsilon}
 
-    Drawn by :func:`lnbook.plotting.plot_normalized_variance`; see :ref:`ch-epsilon`.
+    See :ref:`ch-epsilon`.
 
     Examples
     --------
@@ -268,13 +146,10 @@ def normalized_variance_data(*, eps_values: Sequence[float] = EPS_VALUES, d: int
     """
     eps_values = _checks.eps_values(eps_values)
     q = np.logspace(-4, 2, 241)
-    records = records_with_variance(q, d)
-    return {
-        "q": q,
-        "eps": np.asarray(eps_values, dtype=float),
-        "mean_square": np.array([normalized_variance(records, eps=eps) for eps in eps_values]),
-        "half": np.full(len(eps_values), 0.5),
-    }
+    records = _records(q, d)
+    return {"q": q, "eps": np.asarray(eps_values, dtype=float),
+            "mean_square": np.array([normalized_variance(records, eps=eps) for eps in eps_values]),
+            "half": np.full(len(eps_values), 0.5)}
 
 
 @_checks.public
@@ -307,9 +182,7 @@ def jacobian_eigenvalues_data(*, eps: float = 0.1, d: int = 4) -> dict:
     .. math:: \begin{aligned} \lambda_{\mathrm{tan}} &= (q+\varepsilon)^{-1/2}, \\
               \lambda_{\mathrm{rad}} &= \frac{\varepsilon}{(q+\varepsilon)^{3/2}}, \end{aligned}
 
-    and 0 on the all-ones vector.
-
-    Drawn by :func:`lnbook.plotting.plot_jacobian_eigenvalues`; see :ref:`ch-jacobian`.
+    and 0 on the all-ones vector. See :ref:`ch-jacobian`.
 
     Examples
     --------
@@ -319,9 +192,9 @@ def jacobian_eigenvalues_data(*, eps: float = 0.1, d: int = 4) -> dict:
     """
     eps = _checks.eps_value(eps)
     q = np.logspace(-3, 2, 201)
-    radial, tangential = jacobian_eigenvalues(records_with_variance(q, d), eps=eps)
+    radial, tangential = jacobian_eigenvalues(_records(q, d), eps=eps)
     sample = np.logspace(-3, 2, 11)
-    numeric = np.linalg.eigvalsh(jacobian(records_with_variance(sample, d), eps=eps))
+    numeric = np.linalg.eigvalsh(jacobian(_records(sample, d), eps=eps))
     return {"q": q, "tangential": tangential, "radial": radial, "zero": np.zeros_like(q),
             "sample_q": sample, "numeric": numeric, "bound": lipschitz_bound(eps=eps),
             "eps": float(eps), "d": int(d)}
@@ -354,9 +227,7 @@ def operator_norm_data(*, eps: float = 0.1, dims: Sequence[int] = (2, 3)) -> dic
     Notes
     -----
     The closed form of :func:`lnbook.operator_norm`: the radial eigenvalue for ``d = 2``, the
-        tangential one for ``d >= 3``, never above ``eps**-0.5``.
-
-    Drawn by :func:`lnbook.plotting.plot_operator_norm`; see :ref:`ch-sensitivity`.
+    tangential one for ``d >= 3``, never above ``eps**-0.5``. See :ref:`ch-sensitivity`.
 
     Examples
     --------
@@ -369,8 +240,7 @@ def operator_norm_data(*, eps: float = 0.1, dims: Sequence[int] = (2, 3)) -> dic
     q = np.logspace(-3, 2, 201)
     _checks.fits(q.size * max(dims), f"{q.size} records of d = max(dims) = {max(dims)}")
     return {"q": q, "dims": list(dims), "eps": float(eps),
-            "norm": np.array([operator_norm(records_with_variance(q, d), eps=eps)
-                              for d in dims]),
+            "norm": np.array([operator_norm(_records(q, d), eps=eps) for d in dims]),
             "bound": lipschitz_bound(eps=eps)}
 
 
@@ -380,10 +250,8 @@ def amplification_data(*, z: ArrayLike = (7.0, 7.0), delta: ArrayLike = (1e-3, -
 
     Parameters
     ----------
-    z : (d,) array_like, optional
-        One record.
-    delta : (d,) array_like, optional
-        Its perturbation, nonzero.
+    z, delta : (d,) array_like, optional
+        One record and its perturbation, nonzero.
 
     Returns
     -------
@@ -401,8 +269,7 @@ def amplification_data(*, z: ArrayLike = (7.0, 7.0), delta: ArrayLike = (1e-3, -
     Notes
     -----
     The ratio, the finite counterpart of :func:`lnbook.operator_norm`, is never above
-    ``eps**-0.5`` (:func:`lnbook.lipschitz_bound`). Drawn by
-    :func:`lnbook.plotting.plot_amplification`; see :ref:`ch-sensitivity`.
+    ``eps**-0.5`` (:func:`lnbook.lipschitz_bound`). See :ref:`ch-sensitivity`.
 
     Examples
     --------
@@ -410,13 +277,10 @@ def amplification_data(*, z: ArrayLike = (7.0, 7.0), delta: ArrayLike = (1e-3, -
     >>> bool((data["ratio"] <= data["bound"]).all())
     True
     """
-    z = _checks.records(z)
-    delta = _checks.same_shape(delta, z, "delta")
-    if z.ndim != 1:
-        raise ValueError(f"z must be one record of shape (d,); got shape {z.shape}")
-    eps = np.logspace(-8, 0, 161)
-    return {"z": z.copy(), "delta": delta.copy(), "eps": eps,
-            "ratio": np.array([float(amplification(z, delta, eps=e)) for e in eps]),
+    # one record; amplification refuses a delta not of its shape, or zero
+    z, eps = _checks.vector(z, "z"), np.logspace(-8, 0, 161)
+    ratio = np.array([float(amplification(z, delta, eps=e)) for e in eps])
+    return {"z": z.copy(), "delta": np.array(delta, dtype=float), "eps": eps, "ratio": ratio,
             "bound": np.array([lipschitz_bound(eps=e) for e in eps])}
 
 
@@ -449,9 +313,7 @@ def shift_geometry_data(*, z: ArrayLike = (2.0, 0.5),
     -----
     .. math:: Pz = z - \mu\mathbf 1
 
-    and ``P(z + c 1) = P z`` for every shift ``c``.
-
-    Drawn by :func:`lnbook.plotting.plot_shift_geometry`; see :ref:`ch-shift`.
+    and ``P(z + c 1) = P z`` for every shift ``c``. See :ref:`ch-shift`.
 
     Examples
     --------
@@ -459,13 +321,12 @@ def shift_geometry_data(*, z: ArrayLike = (2.0, 0.5),
     [0.75, -0.75]
     """
     # the picture is the plane of records of two features
-    z = _checks.vector(z, "z", size=2)
-    shifts = _checks.vector(shifts, "shifts")
-    # P z = z - mean(z) 1 (refused where z or z + c 1 passes float64's range)
-    shifted = _checks.finite_result(z[None, :] + shifts[:, None], "the shifted records z + c 1")
-    # the mean as (z_1 + z_2)/2, or z_1/2 + z_2/2 where the sum passes float64's range
-    mu = z.mean() if np.isfinite(z.sum()) else (z / 2).sum()
-    Pz = _checks.finite_result(z - mu, "P z, the centered record of z")
+    z, shifts = _checks.vector(z, "z", size=2), _checks.vector(shifts, "shifts")
+    # P z = z - mean(z) 1, of z scaled by a power of two near 1 (where z_1 + z_2 cannot
+    # overflow) and scaled back; z + c 1 and P z refused where they pass float64's range
+    z1, k = _unit_scale(z)
+    Pz = _checks.finite_result(np.ldexp(z1 - z1.mean(), k), "P z, the centered record of z")
+    shifted = _checks.finite_result(z + shifts[:, None], "the shifted records z + c 1")
     return {"z": z.copy(), "shifts": shifts.copy(), "shifted": shifted, "Pz": Pz}
 
 
@@ -475,10 +336,8 @@ def weighted_projection_data(*, a: ArrayLike = (0.25, 0.75), z: ArrayLike = (4.0
 
     Parameters
     ----------
-    a : (2,) array_like, optional
-        Centering weights of two features, ``a >= 0`` summing to 1.
-    z : (2,) array_like, optional
-        A record of two features.
+    a, z : (2,) array_like, optional
+        Centering weights of two features (``a >= 0`` summing to 1), and a record.
 
     Returns
     -------
@@ -498,7 +357,7 @@ def weighted_projection_data(*, a: ArrayLike = (0.25, 0.75), z: ArrayLike = (4.0
     -----
     .. math:: P_a = I - \mathbf 1 a^\top
 
-    Drawn by :func:`lnbook.plotting.plot_weighted_projection`; see :ref:`ch-weighted`.
+    See :ref:`ch-weighted`.
 
     Examples
     --------
@@ -510,9 +369,20 @@ def weighted_projection_data(*, a: ArrayLike = (0.25, 0.75), z: ArrayLike = (4.0
     if a.size != 2:
         raise ValueError(f"a must have shape (2,) to match z; got shape {a.shape}")
     direction = np.array([a[1], -a[0]]) / np.hypot(*a)  # a unit vector w with a^T w = 0
-    # P_a z = z - (a^T z) 1;  orthogonal projection (w^T z) w
-    return {"a": a.copy(), "z": z.copy(), "oblique": weighted_centering_matrix(a) @ z,
-            "orthogonal": (direction @ z) * direction, "direction": direction}
+    # P_a z = z - (a^T z) 1 and (w^T z) w, of z scaled by a power of two near 1 (where the sums
+    # do not overflow) and scaled back: a finite answer stays finite
+    z1, k = _unit_scale(z)
+    oblique = np.ldexp(weighted_centering_matrix(a) @ z1, k)
+    orthogonal = np.ldexp((direction @ z1) * direction, k)
+    return {"a": a.copy(), "z": z.copy(), "direction": direction,
+            "oblique": _checks.finite_result(oblique, "P_a z for this z"),
+            "orthogonal": _checks.finite_result(orthogonal, "the orthogonal projection of z")}
+
+
+def _unit_scale(z: np.ndarray) -> tuple[np.ndarray, int]:
+    """``z / 2**k`` and ``k``, ``2**k`` just above ``max |z|``: exact, so rounding as ``z``."""
+    k = int(np.frexp(np.abs(z).max())[1])
+    return np.ldexp(z, -k), k
 
 
 @_checks.public
@@ -545,7 +415,7 @@ def record_audit_data(*, shape: tuple[int, int, int] = (2, 4, 6),
     Notes
     -----
     A per-record layer moves only the changed record; statistics over the wrong axis move its
-    whole sequence. Drawn by :func:`lnbook.plotting.plot_record_audit`; see :ref:`ch-records`.
+    whole sequence. See :ref:`ch-records`.
 
     Examples
     --------
@@ -556,11 +426,11 @@ def record_audit_data(*, shape: tuple[int, int, int] = (2, 4, 6),
     if not isinstance(shape, (tuple, list)) or len(shape) != 3:
         raise TypeError(f"shape must be a tuple (B, T, d); got {_checks.show(shape)}")
     B, T, d = (_checks.count(n, f"shape[{k}]") for k, n in enumerate(shape))
-    record = _checks.index(record, (B, T))
     _checks.fits(B * T * d, f"a batch of shape {(B, T, d)}")
     z = np.random.default_rng(0).normal(size=(B, T, d))
-    return {"record": tuple(record),
-            "layer_norm": record_audit(layer_norm, z, record) > 0,
+    # record_audit refuses a record outside (B, T); the figure marks it at (b mod B, t mod T)
+    moved = record_audit(layer_norm, z, record) > 0
+    return {"record": tuple(int(i) % n for i, n in zip(record, (B, T))), "layer_norm": moved,
             "wrong_axis": record_audit(wrong_axis_layer_norm, z, record) > 0}
 
 
@@ -571,10 +441,8 @@ def gain_effect_data(*, z: ArrayLike = (1.0, 1.0, -2.0), gamma: ArrayLike = (2.0
 
     Parameters
     ----------
-    z : (d,) array_like, optional
-        One record.
-    gamma : (d,) array_like, optional
-        The gain (the figure labels each of its entries: None is refused).
+    z, gamma : (d,) array_like, optional
+        One record, and the gain (the figure labels each of its entries: None is refused).
     eps : float, optional
         Stabilizer.
 
@@ -595,23 +463,20 @@ def gain_effect_data(*, z: ArrayLike = (1.0, 1.0, -2.0), gamma: ArrayLike = (2.0
     -----
     .. math:: \mathrm{LN}_\varepsilon(z) - \beta = \gamma \odot u_\varepsilon(z)
 
-    (here with ``beta = 0``). Drawn by :func:`lnbook.plotting.plot_gain_effect`; see
-    :ref:`ch-gain`.
+    (here with ``beta = 0``). See :ref:`ch-gain`.
 
     Examples
     --------
     >>> gain_effect_data()["y"].tolist()  # z = (1, 1, -2), gamma = (2, 0, -1), eps = 2
     [1.0, 0.0, 1.0]
     """
-    record = _checks.vector(z, "z")
-    # the default is a gain, not None (rule 3): None is a TypeError naming gamma, in the
-    # plot too, which labels each gain
-    gain = cast(np.ndarray, _checks.parameter(_checks.real_array(gamma, "gamma"),
-                                              record.size, "gamma"))  # None was refused
-    eps = _checks.eps_value(eps)
-    # y = gamma ⊙ u (beta = 0)
-    return {"z": record.copy(), "gamma": gain.copy(), "eps": eps,
-            "u": core(record, eps=eps), "y": layer_norm(record, gamma=gain, eps=eps)}
+    record, eps = _checks.vector(z, "z"), _checks.eps_value(eps)
+    if gamma is None:  # ones, to layer_norm; the figure labels each gain
+        raise TypeError("gamma must be a gain, a (d,) array of real numbers; got None")
+    # y = gamma ⊙ u (beta = 0); layer_norm refuses a gamma not of shape (d,)
+    y = layer_norm(record, gamma=gamma, eps=eps)
+    return {"z": record.copy(), "gamma": np.array(gamma, dtype=float), "eps": eps, "y": y,
+            "u": core(record, eps=eps)}
 
 
 @_checks.public
@@ -647,7 +512,7 @@ def bias_shift_data(*, z: ArrayLike = ((3.0, 3.0, 3.0), (2.0, 3.0, 4.0)),
     -----
     .. math:: y = \gamma \odot u_\varepsilon(z) + \beta
 
-    Drawn by :func:`lnbook.plotting.plot_bias_shift`; see :ref:`ch-bias`.
+    See :ref:`ch-bias`.
 
     Examples
     --------
@@ -674,10 +539,8 @@ def core_bound_data(*, dims: Sequence[int] = (2, 3, 4, 6, 8, 12, 16), n: int = 2
     ----------
     dims : sequence of int, optional
         Numbers of features, each ``>= 2``.
-    n : int, optional
-        Records per ``d``.
-    seed : int, optional
-        Seed of the Cauchy draws.
+    n, seed : int, optional
+        Records per ``d``, and the seed of their Cauchy draws.
 
     Returns
     -------
@@ -695,8 +558,8 @@ def core_bound_data(*, dims: Sequence[int] = (2, 3, 4, 6, 8, 12, 16), n: int = 2
 
     Notes
     -----
-    With ``eps = 0``, ``max_i |u_i| <= sqrt(d - 1)``, attained by ``(d - 1, -1, ..., -1)``.
-    Drawn by :func:`lnbook.plotting.plot_core_bound`; see :ref:`ch-exercises`.
+    With ``eps = 0``, ``max_i |u_i| <= sqrt(d - 1)``, attained by ``(d - 1, -1, ..., -1)``;
+    see :ref:`ch-exercises`.
 
     Examples
     --------
@@ -707,7 +570,7 @@ def core_bound_data(*, dims: Sequence[int] = (2, 3, 4, 6, 8, 12, 16), n: int = 2
     # eps = 0: every record needs two different features
     dims_arr = np.asarray(_checks.counts(dims, "dims", minimum=2))
     n = _checks.count(n, "n")
-    rng = np.random.default_rng(_checks.seed(seed))
+    rng = np.random.default_rng(_checks.count(seed, "seed", minimum=0))
     d_max = int(dims_arr.max())
     _checks.fits(n * d_max, f"n = {n} records of d = {d_max} (the largest of dims)")
     largest = [np.abs(core(rng.standard_cauchy(size=(n, d)), eps=0)).max(axis=-1)
@@ -737,7 +600,8 @@ def offset_error_data(offsets: ArrayLike, errors: dict[str, ArrayLike], *,
     -------
     dict
         ``offsets``; ``errors`` as arrays; ``guide``, the offsets again (the error of an
-        uncorrected mean); ``limit``, 4; ``xticks`` and ``yticks``, from :func:`decade_ticks`.
+        uncorrected mean); ``limit``, 4; ``xticks`` and ``yticks``, at most ``max_ticks``
+        powers of ten each (``yticks`` from 0).
 
     Raises
     ------
@@ -749,8 +613,7 @@ def offset_error_data(offsets: ArrayLike, errors: dict[str, ArrayLike], *,
 
     Notes
     -----
-    An uncorrected mean errs by about :math:`|\mu|/\sigma` ulps. Drawn by
-    :func:`lnbook.plotting.plot_offset_error`; see :ref:`ch-floating-point`.
+    An uncorrected mean errs by about :math:`|\mu|/\sigma` ulps. See :ref:`ch-floating-point`.
 
     Examples
     --------
@@ -764,18 +627,17 @@ def offset_error_data(offsets: ArrayLike, errors: dict[str, ArrayLike], *,
     if not isinstance(errors, dict) or not errors:
         raise TypeError(f"errors must be a non-empty dict label -> errors per offset; got "
                         f"{_checks.show(errors)}")
-    series = {}
-    for label, e in errors.items():
-        if not isinstance(label, str):
-            raise TypeError(f"errors' labels must be strings; got {_checks.show(label)}")
-        series[label] = _checks.vector(e, f"errors[{label!r}]", size=offsets.size).copy()
-        if (series[label] < 0).any():
-            raise ValueError(f"errors[{label!r}] must be errors in ulps, >= 0")
+    if not all(isinstance(label, str) for label in errors):
+        raise TypeError(f"errors' labels must be strings; got {_checks.show(list(errors))}")
+    series = {k: _checks.vector(e, f"errors[{k!r}]", size=offsets.size).copy()
+              for k, e in errors.items()}
+    if any((e < 0).any() for e in series.values()):
+        raise ValueError("errors must be errors in ulps, >= 0")
     max_ticks = _checks.count(max_ticks, "max_ticks", minimum=2)
     top = max([offsets.max(), 4.0] + [float(e.max()) for e in series.values()])
     return {"offsets": offsets.copy(), "errors": series, "guide": offsets.copy(), "limit": 4.0,
-            "xticks": decade_ticks(offsets.min(), offsets.max(), max_ticks=max_ticks),
-            "yticks": decade_ticks(1.0, top, max_ticks=max_ticks, zero=True)}
+            "xticks": _decade_ticks(offsets.min(), offsets.max(), max_ticks),
+            "yticks": _decade_ticks(1.0, top, max_ticks, zero=True)}
 
 
 @_checks.public
@@ -810,9 +672,7 @@ def eps_placement_data(*, z: ArrayLike = (1.0, 2.0, 3.0, 4.0),
     -----
     The output's RMS is ``sqrt(q / (q + eps))`` with eps inside the root and
     ``sigma / (sigma_hat + eps)`` outside, ``sigma_hat`` the standard deviation of the
-    convention's divisor.
-
-    Drawn by :func:`lnbook.plotting.plot_eps_placement`; see :ref:`ch-frameworks`.
+    convention's divisor. See :ref:`ch-frameworks`.
 
     Examples
     --------
@@ -833,8 +693,10 @@ def eps_placement_data(*, z: ArrayLike = (1.0, 2.0, 3.0, 4.0),
         raise ValueError("conventions must hold at least one key of CONVENTIONS")
     d = z.size
     sigma = np.logspace(-9, 1, 201)
-    # a z has population standard deviation a sqrt(q(z))
-    records = (sigma / np.sqrt(z.var()))[:, None] * z
+    # a z has population standard deviation a sqrt(q(z)); q of z scaled by a power of two
+    # (exactly) near 1, where it neither overflows nor underflows
+    z1 = _unit_scale(z)[0]
+    records = (sigma / np.sqrt(z1.var()))[:, None] * z1
     rms = np.array([np.sqrt((convention_layer_norm(records, convention=key) ** 2).mean(axis=-1))
                     for key in conventions])
     return {"z": z.copy(), "sigma": sigma, "keys": list(conventions),
@@ -870,8 +732,8 @@ def benchmark_ratios_data(results: dict) -> dict:
 
     Notes
     -----
-    A race is met when its median ``m`` satisfies ``m <= bound`` (or ``m >= bound``). Drawn by
-    :func:`lnbook.plotting.plot_benchmark_ratios`; see :ref:`ch-benchmarks`.
+    A race is met when its median ``m`` satisfies ``m <= bound`` (or ``m >= bound``). See
+    :ref:`ch-benchmarks`.
 
     Examples
     --------
@@ -880,53 +742,41 @@ def benchmark_ratios_data(results: dict) -> dict:
     >>> benchmark_ratios_data({"results": {"r": race}})["met"]
     [False]
     """
-    races = _races(results)
-    median = np.array([r["result"]["median"] for r in races])
-    target = np.array([r["target"]["bound"] for r in races])
-    comparison = [r["target"]["comparison"] for r in races]
-    met = [bool(m <= t) if c == "<=" else bool(m >= t)
-           for m, t, c in zip(median, target, comparison)]
-    return {"names": [r["name"] for r in races],
-            "rounds": [np.asarray(r["result"]["per round"], dtype=float) for r in races],
-            "median": median, "target": target, "comparison": comparison, "met": met}
-
-
-def _races(results: object) -> list[dict]:
-    """The timed races of a results dict, checked for what the figure reads."""
     if not isinstance(results, dict) or not isinstance(results.get("results"), dict):
         raise TypeError("results must be the dict of benchmarks/results.json, with a dict "
                         f"'results'; got {_checks.show(results)}")
     races = []
     for key, value in results["results"].items():
+        where = f"results['results'][{key!r}]"
         for race in value if isinstance(value, list) else [value]:
             if not isinstance(race, dict):
-                raise TypeError(f"results['results'][{key!r}] must be a race (a dict) or a "
-                                f"list of races; got {_checks.show(race)}")
-            if "result" not in race:
-                continue  # not a timed race (the accuracy benchmark)
-            if "target" in race and race["target"] is None:
-                continue  # a race without a target: nothing to draw it against
+                raise TypeError(f"{where} must be a race (a dict) or a list of races; got "
+                                f"{_checks.show(race)}")
+            # the accuracy benchmark has no result; an informational race no target
+            if "result" not in race or ("target" in race and race["target"] is None):
+                continue
             try:
                 name, result, target = race["name"], race["result"], race["target"]
                 rounds, median = result["per round"], result["median"]
                 comparison, bound = target["comparison"], target["bound"]
             except (KeyError, TypeError) as exc:
-                raise ValueError(f"results['results'][{key!r}]: a race needs a name, a result "
-                                 f"(per round, median) and a target (comparison, bound); "
-                                 f"missing {exc}") from None
-            where = f"results['results'][{key!r}]"
+                raise ValueError(f"{where}: a race needs a name, a result (per round, median) "
+                                 f"and a target (comparison, bound); missing {exc}") from None
             if not isinstance(name, str):
                 raise TypeError(f"{where}: the name must be a string; got {_checks.show(name)}")
             rounds = _checks.vector(rounds, f"{where}: per round")
             if (rounds <= 0).any():
                 raise ValueError(f"{where}: the ratios per round must be positive")
-            _checks.positive(median, f"{where}: median")
-            _checks.positive(bound, f"{where}: bound")
-            _checks.choice(comparison, f"{where}: comparison", ("<=", ">="))
-            races.append(race)
+            races.append((name, rounds, _checks.positive(median, f"{where}: median"),
+                          _checks.positive(bound, f"{where}: bound"),
+                          _checks.choice(comparison, f"{where}: comparison", ("<=", ">="))))
     if not races:
         raise ValueError("results holds no timed race (one with a 'result')")
-    return races
+    names, rounds, median, target, comparison = (list(x) for x in zip(*races))
+    met = [bool(m <= t) if c == "<=" else bool(m >= t)
+           for m, t, c in zip(median, target, comparison)]
+    return {"names": names, "rounds": rounds, "median": np.array(median),
+            "target": np.array(target), "comparison": comparison, "met": met}
 
 
 @_checks.public
@@ -966,8 +816,8 @@ def placement_gradients_data(*, depths: Sequence[int] = (2, 4, 8, 16, 32), d: in
     Notes
     -----
     Each norm is :func:`lnbook.transformer.layer_gradient_norms` averaged over ``seeds``;
-    Pre-LN's last block falls like about :math:`L^{-1/2}` (Xiong et al.). Drawn by
-    :func:`lnbook.plotting.plot_placement_gradients`; see :ref:`ch-transformer`.
+    Pre-LN's last block falls like about :math:`L^{-1/2}` (Xiong et al.). See
+    :ref:`ch-transformer`.
 
     References
     ----------
@@ -987,15 +837,12 @@ def placement_gradients_data(*, depths: Sequence[int] = (2, 4, 8, 16, 32), d: in
     _checks.fits(transformer._block_entries(deepest, d, 2 * d),
                  f"the parameters of max(L, max(depths)) = {deepest} blocks of d = {d}")
     placements = ("pre", "post")
-
-    def mean_norms(depth: int, placement: str) -> np.ndarray:
-        # mean over seeds of ||dl/dW2||_F in blocks 1 .. depth
-        return np.mean([layer_gradient_norms(depth, d=d, placement=placement, seed=s, eps=eps)
-                        for s in seeds], axis=0)
-
-    profile = np.array([mean_norms(L, p) for p in placements])
-    last = np.array([[mean_norms(int(depth), p)[-1] for depth in depths_arr]
-                     for p in placements])
+    # the mean over seeds of ||dl/dW2||_F in blocks 1 .. depth, once per depth and placement
+    norms = {(depth, p): np.mean([layer_gradient_norms(depth, d=d, placement=p, seed=s, eps=eps)
+                                  for s in seeds], axis=0)
+             for depth in {L, *map(int, depths_arr)} for p in placements}
+    profile = np.array([norms[L, p] for p in placements])
+    last = np.array([[norms[int(depth), p][-1] for depth in depths_arr] for p in placements])
     # guide: last_pre(L_0) (L / L_0)^{-1/2}
     guide = last[0, 0] * (depths_arr / depths_arr[0]) ** -0.5
     return {"placements": placements, "labels": ("Pre-LN", "Post-LN"), "L": int(L),
@@ -1040,9 +887,7 @@ def geometry_picture_data(*, z: ArrayLike | None = None, eps: float = 1.0,
     .. math:: \lVert u_\varepsilon(z)\rVert_2 = \frac{\lVert v\rVert_2}
               {\sqrt{\lVert v\rVert_2^2/d + \varepsilon}}
 
-    (here ``d = 3``: the radius is below ``sqrt(3)``).
-
-    Drawn by :func:`lnbook.plotting.plot_geometry_picture`; see :ref:`ch-geometry`.
+    (here ``d = 3``: the radius is below ``sqrt(3)``). See :ref:`ch-geometry`.
 
     Examples
     --------
@@ -1051,10 +896,9 @@ def geometry_picture_data(*, z: ArrayLike | None = None, eps: float = 1.0,
     (3.0, 1.5)
     """
     eps = _checks.eps_value(eps)
-    eps_values = _checks.eps_values(eps_values)
-    if min(eps_values) == 0:
-        raise ValueError(f"eps_values must be positive: with eps = 0 the radial map is 0/0 at "
-                         f"the origin; got {eps_values}")
+    # with eps = 0 the radial map is 0/0 at the origin
+    eps_values = [_checks.positive(e, f"eps_values[{k}]")
+                  for k, e in enumerate(_checks.eps_values(eps_values))]
     if z is None:
         rng = np.random.default_rng(3)
         z = rng.normal(size=(12, 3)) * np.linspace(0.3, 2.5, 12)[:, None] + 4.0
