@@ -121,21 +121,8 @@ def _factor(kids: list[ET.Element], i: int) -> bool:
 
 
 def math_text(mathml: str) -> str:
-    """One line of text for a MathML formula (KaTeX's), as a reader would type it.
-
-    >>> math_text('<math><semantics><mrow><msub><mi>u</mi><mi>ε</mi></msub><mo>=</mo>'
-    ...           '<mfrac><mi>v</mi><msqrt><mrow><mi>q</mi><mo>+</mo><mi>ε</mi></mrow></msqrt>'
-    ...           '</mfrac></mrow><annotation encoding="application/x-tex">u_\\\\varepsilon'
-    ...           '</annotation></semantics></math>')
-    'u_ε = v/√(q + ε)'
-    >>> math_text('<math><mrow><mfrac><mn>1</mn><mi>d</mi></mfrac><msub><mo>∑</mo><mi>i</mi>'
-    ...           '</msub><msub><mi>z</mi><mi>i</mi></msub></mrow></math>')
-    '(1/d)∑ᵢzᵢ'
-    >>> math_text('<math><msubsup><mrow><mo>∥</mo><mi>v</mi><mo>∥</mo></mrow><mn>2</mn>'
-    ...           '<mn>2</mn></msubsup><mo>≤</mo><msup><mi>s</mi><mrow><mo>−</mo><mn>1</mn>'
-    ...           '<mi mathvariant="normal">/</mi><mn>2</mn></mrow></msup></math>')
-    '∥v∥₂² ≤ s^(−1/2)'
-    """
+    """One line of text for a MathML formula (KaTeX's), as a reader would type it:
+    ``u_ε = v/√(q + ε)``, ``(1/d)∑ᵢzᵢ``, ``∥v∥₂² ≤ s^(−1/2)`` (tests/test_site_search.py)."""
     mathml = re.sub(r"&(?!(?:amp|lt|gt|quot|apos|#\d+|#x[0-9a-fA-F]+);)(\w+);",
                     lambda m: html.unescape(m.group(0)), mathml)
     try:

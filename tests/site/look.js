@@ -176,6 +176,7 @@ window.lnbLook = (() => {
   async function lightBoxes() {
     const lin = c => { c /= 255; return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
     const lum = (r, g, b) => 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
+    scrollTo(0, 0);  // what waits above the window (the skip link) is above the page
     // the theme change's transitions (the buttons' 0.15 s) run out first
     await within(Promise.all(document.getAnimations()
       .filter(a => a instanceof CSSTransition && a.playState === "running")
