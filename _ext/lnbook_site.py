@@ -6,14 +6,15 @@ checked in the browser by tests/site/.
 - ``_ext/static`` joins the site's ``_static``: ``lnbook-site.js`` (scroll regions, drawers,
   the sidebar's first scroll), ``lnbook-site.css``, the icons and KaTeX's stylesheet and fonts.
 - Weight. pydata-sphinx-theme draws about eighteen icons with Font Awesome's SVG script
-  (``fontawesome.js``, 1,489,308 bytes) on every page; ``lnbook-icons.css`` (made by
-  ``make_icons.py`` from that script, 9.7 kB) draws the same icons as CSS masks, and the few
-  icons the theme's stylesheets draw with Font Awesome's solid font (156 kB) get a subset of
-  it (2.2 kB). Measured on 2026-12-07: the epsilon chapter requests 1,457,470 bytes with ours
-  and would request 2.94 MB with the theme's script (one more request, the same offline, the
-  same icons hidden from screen readers), so ours stay. Sphinx's search scripts and index go
-  from every page (the search is Pagefind's); PurgeCSS cuts the theme's big stylesheets to the
-  selectors the site uses; sphinx-design's files go when no page uses them.
+  (``fontawesome.js``, 1,489,308 bytes) on every page; ``draw_icons`` draws the same icons
+  as CSS masks from that script's path data (``lnbook-icons.css``, 9.7 kB), and the few icons
+  the theme's stylesheets draw with Font Awesome's solid font (156 kB) get a subset of it
+  (2.2 kB). Measured on 2026-12-07, files as stored: the epsilon chapter requests 1,457,470
+  bytes with ours; the theme's way adds the script (one more request) and the whole font and
+  its 86 kB catalogue, about 3.2 MB; both work offline; with the script on a page, axe finds a
+  serious label-content-name-mismatch on the theme switch. So ours stay. Sphinx's search
+  scripts and index go from every page (the search is Pagefind's); PurgeCSS cuts the theme's
+  big stylesheets to the selectors the site uses; sphinx-design's files go when unused.
 - The search page is Pagefind's stock interface (``lnbook_search.py`` builds the index;
   ``_static/lnbook-search.js`` starts it).
 - KaTeX's node server creates its socket file before it listens, so a loaded machine could
