@@ -1,11 +1,7 @@
-"""One citation style for the book: author-year in the text and in the bibliography's list.
-
-sphinxcontrib-bibtex cites in the text as "(Ba et al., 2016)" (``bibtex_reference_style:
-author_year``), while pybtex's styles label the list "[BKH16]" or "[1]". This module registers
-a pybtex label style ``lnbook_author_year`` that labels each entry "Ba et al., 2016" and a
-formatting style ``lnbook`` (pybtex's ``unsrt`` with that label style, entries sorted by
-author and year, titles printed as written rather than sentence-cased). ``_config.yml`` selects
-it with ``bibtex_default_style: lnbook``; tests/site/test_html.py checks the rendered list.
+"""One citation style: author-year in the text (sphinxcontrib-bibtex's ``author_year``) and in
+the bibliography's list, where pybtex's styles print "[BKH16]": the pybtex label style
+``lnbook_author_year`` and the formatting style ``lnbook`` (unsrt, sorted by author and year,
+titles as written), selected in ``_config.yml``; tests/site/test_html.py checks the list.
 """
 
 from __future__ import annotations

@@ -1,24 +1,19 @@
-r"""The PDF of the whole book: what the LaTeX build needs beyond Jupyter Book's defaults.
+r"""The PDF of the whole book (``tools/build-pdf``; checked by tests/site/test_pdf.py): what
+the LaTeX build needs beyond Jupyter Book's defaults, for the LaTeX builder only.
 
-``tools/build-pdf`` runs ``jupyter-book build --builder pdflatex`` (xelatex through latexmk)
-from the stored outputs; tests/pdf/ checks the result. For the LaTeX builder only, this module
-
-- uses the book's class ``_ext/latex/lnbook.cls`` (``_config.yml``: ``latex.latex_documents``
-  names it) instead of sphinx-jupyterbook-latex's ``jupyterBook.cls``, which needs ``bbm.sty``
-  (Debian ships it only in the 1 GiB ``texlive-fonts-extra``) and loads TikZ and pgfplots;
-- converts the SVG figures (the benchmarks page's) to PDF with CairoSVG
-  (``sphinxcontrib.cairosvgconverter``), so no ImageMagick is needed;
-- keeps a figure inside a theorem, proof, exercise or solution where it stands (sphinx-proof
-  and sphinx-exercise draw their boxes as ``sphinxadmonition`` themselves, so Sphinx does not
-  know that a float there is "Not in outer par mode", a LaTeX error);
-- numbers chapters, figures, equations, theorems and exercises as the website does: the pages
-  of unnumbered parts (Notation; About this book) are unnumbered chapters (``secnumdepth``
-  lowered around them, ``ChapterNumbers``), so "The records" is chapter 1 as on the site,
-  and the environment numbers by chapter (``numfig_secnum_depth`` 1, as for HTML) while the
-  LaTeX writer, which counts from ``\part``, resets the counters at each chapter (2);
-- titles a proof's box "Proof" (sphinx-proof gives the box no title and starts its text with
-  "Proof. ", which in LaTeX left an empty title bar over the proof: ``ProofTitles``);
-and, for the website, adds the PDF to every page's download menu (``pdf_link``).
+- The book's class ``_ext/latex/lnbook.cls`` (named in ``_config.yml``) replaces
+  sphinx-jupyterbook-latex's ``jupyterBook.cls``, which needs ``bbm.sty`` (only in Debian's
+  1 GiB texlive-fonts-extra) and loads TikZ and pgfplots. SVG figures go through CairoSVG.
+- A figure inside a theorem, proof, exercise or solution stays where it stands: those boxes
+  are drawn by sphinx-proof and sphinx-exercise, so Sphinx does not know a float there is
+  "Not in outer par mode" (a LaTeX error).
+- Chapters, figures, equations, theorems and exercises are numbered as on the website: the
+  pages of unnumbered parts are unnumbered chapters (``ChapterNumbers``), numbers run by
+  chapter (``numfig_secnum_depth`` 1, as for HTML) while the LaTeX writer, which counts from
+  ``\part``, resets the counters at each chapter (2), and an exercise's ``{ref}`` label
+  carries its number.
+- A proof's box is titled "Proof" (sphinx-proof starts its text with "Proof. " instead).
+- On the website, every page's download menu offers the PDF (``pdf_link``).
 """
 
 from __future__ import annotations
@@ -29,10 +24,7 @@ from sphinx.application import Sphinx
 from sphinx.builders.latex import LaTeXBuilder
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
-# where tools/build-pdf copies the PDF inside the website (tests/pdf checks the link and file)
-PDF_NAME = "lnbook.pdf"
-
-
+PDF_NAME = "lnbook.pdf"  # where tools/build-site puts the PDF in the website
 # the extensions whose LaTeX visitors open a box of their own
 BOXES = ("sphinx_proof", "sphinx_exercise")
 
@@ -135,8 +127,7 @@ def writer_counts_from_parts(app: Sphinx, env) -> None:
 
 
 def pdf_link(app: Sphinx, pagename: str, templatename: str, context: dict, doctree) -> None:
-    """The theme's download menu of every page offers the whole book's PDF (tools/build-site
-    copies it to the website's root; tests/site checks the link on every page)."""
+    """Every page's download menu offers the whole book's PDF."""
     for group in context.get("header_buttons", []):
         if group.get("label") == "download-buttons":
             group["buttons"].append({

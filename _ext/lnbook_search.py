@@ -1,16 +1,9 @@
-"""The site's search index: Pagefind (the ``pagefind`` package, with its binary from PyPI),
-built after the HTML from the pages as a reader sees them, with every formula as one line of
-text. Used by ``lnbook_site.py``; the search page runs ``_static/lnbook-search.js``.
-
-Sphinx's own search fetched every matching chapter (6.5 MB for "epsilon") to cut its snippets,
-which showed each formula three times (KaTeX's MathML, its TeX annotation and its HTML:
-``ε\\varepsilonε``), and its index knew no formula at all ("ε" found one page). Pagefind's index
-holds each page's text in small compressed fragments: a query loads the words' index chunks and
-the fragments of the results shown, never a page. Each formula is indexed once, as the line of
-text ``math_text`` makes of its MathML (``‖v‖₂²/(q + ε)``), so "ε" finds every page whose
-formulas use it and a snippet shows the formula as it reads.
-
-Tested by ``tests/site/test_search.py`` (in the browser) and the doctests below.
+"""The site's search index: Pagefind (PyPI's ``pagefind``, with its binary), built after the
+HTML from each page's article, titled as the page is, every formula indexed once as the line of
+text ``math_text`` makes of KaTeX's MathML (``‖v‖₂²/(q + ε)``): Sphinx's search showed each
+formula three times (MathML, TeX, HTML: ``ε\\varepsilonε``) and fetched every matching chapter
+(6.5 MB for "epsilon"), where Pagefind fetches small index chunks and the results' fragments.
+The search page is Pagefind's stock interface (``pagefind-ui.js``, ``_static/lnbook-search.js``).
 """
 
 from __future__ import annotations
@@ -128,21 +121,8 @@ def _factor(kids: list[ET.Element], i: int) -> bool:
 
 
 def math_text(mathml: str) -> str:
-    """One line of text for a MathML formula (KaTeX's), as a reader would type it.
-
-    >>> math_text('<math><semantics><mrow><msub><mi>u</mi><mi>ε</mi></msub><mo>=</mo>'
-    ...           '<mfrac><mi>v</mi><msqrt><mrow><mi>q</mi><mo>+</mo><mi>ε</mi></mrow></msqrt>'
-    ...           '</mfrac></mrow><annotation encoding="application/x-tex">u_\\\\varepsilon'
-    ...           '</annotation></semantics></math>')
-    'u_ε = v/√(q + ε)'
-    >>> math_text('<math><mrow><mfrac><mn>1</mn><mi>d</mi></mfrac><msub><mo>∑</mo><mi>i</mi>'
-    ...           '</msub><msub><mi>z</mi><mi>i</mi></msub></mrow></math>')
-    '(1/d)∑ᵢzᵢ'
-    >>> math_text('<math><msubsup><mrow><mo>∥</mo><mi>v</mi><mo>∥</mo></mrow><mn>2</mn>'
-    ...           '<mn>2</mn></msubsup><mo>≤</mo><msup><mi>s</mi><mrow><mo>−</mo><mn>1</mn>'
-    ...           '<mi mathvariant="normal">/</mi><mn>2</mn></mrow></msup></math>')
-    '∥v∥₂² ≤ s^(−1/2)'
-    """
+    """One line of text for a MathML formula (KaTeX's), as a reader would type it:
+    ``u_ε = v/√(q + ε)``, ``(1/d)∑ᵢzᵢ``, ``∥v∥₂² ≤ s^(−1/2)`` (tests/test_site_search.py)."""
     mathml = re.sub(r"&(?!(?:amp|lt|gt|quot|apos|#\d+|#x[0-9a-fA-F]+);)(\w+);",
                     lambda m: html.unescape(m.group(0)), mathml)
     try:
@@ -186,8 +166,8 @@ EXCLUDE = [".headerlink", ".lnb-notebook", "summary", ".toggle-details__summary"
            "button", "script", "style"]
 
 
-UNUSED = ("pagefind-ui.*", "pagefind-component-ui.*", "pagefind-modular-ui.*",
-          "pagefind-highlight.js")
+# Pagefind's other interfaces, which the site does not use
+UNUSED = ("pagefind-component-ui.*", "pagefind-modular-ui.*", "pagefind-highlight.js")
 
 
 def index_source(page: str) -> str | None:
@@ -246,7 +226,7 @@ def build_index(out: pathlib.Path, pages: dict[pathlib.Path, str], skip: set[str
             break
     else:
         raise RuntimeError(f"Pagefind wrote broken index files three times: {broken}")
-    for unused in UNUSED:  # Pagefind's ready-made interfaces: the search page has its own
+    for unused in UNUSED:
         for path in (out / "pagefind").glob(unused):
             path.unlink()
     return len(sources)

@@ -1,49 +1,28 @@
-"""Site fixes for the lnbook website (a local Sphinx extension, see _config.yml).
+"""Site fixes for the lnbook website (a local Sphinx extension, see _config.yml); each is
+checked in the browser by tests/site/.
 
-Each fix is checked in a real browser by the tests of tests/site/ (test_pages.py, test_reader.py).
-
-- Scripts: Sphinx 7.4 registers an inline script added with ``app.add_js_file(None, body=...)``
-  after the builder started twice (filename ``None`` and ``''``); sphinx-thebe and
-  sphinx-togglebutton add their settings that way, so every page declared ``const
-  THEBE_JS_URL`` twice, a SyntaxError in the reader's console. The duplicates are dropped.
-- Static files: ``_ext/static`` (the sidebar-toggle fix ``lnbook-site.js``, the stylesheet
-  ``lnbook-site.css``, the icons ``lnbook-icons.css`` and KaTeX's stylesheet and fonts) is
-  added to the site's ``_static``.
-- Weight: pydata-sphinx-theme loads Font Awesome's 1.5 MB SVG script on every page for about
-  eighteen icons, and Sphinx's search index on every page for a search box that only submits
-  to ``search.html``. After the build, every page but ``search.html`` loses those three
-  scripts and the Font Awesome script; ``lnbook-icons.css`` draws the icons instead.
-- Font Awesome's solid font (156 kB) is still named by the theme's stylesheets for a few
-  icons drawn in CSS (admonition titles, breadcrumbs, external links). After the build, that
-  font is cut down (fontTools, which matplotlib already needs) to the characters the site's
-  stylesheets use, and ``_static/lnbook-fa-subset.css`` points the font family at the subset;
-  the theme stylesheet's catalogue of 2,000 icon characters, which no page uses, is removed.
-- Unused CSS: the theme's stylesheets are mostly rules for components no page has (the
-  pydata-sphinx-theme stylesheet, Bootstrap included, is 310 kB). After the build, PurgeCSS
-  (npm) cuts the big stylesheets (``PURGED``) down to the selectors whose names occur in the
-  site's pages or scripts (scripts add classes at run time); ``@font-face``, ``@keyframes`` and
-  custom properties are kept. sphinx-design's stylesheet and script are dropped from the pages
-  when no page has an ``sd-`` element. Together they take about 307 kB off every page.
-- KaTeX's server: sphinxcontrib-katex 0.9.11 connects to its node server as soon as the
-  socket file exists, but node creates the file (bind) before it listens, so a loaded machine
-  could refuse the connection and fail the build (seen once while tests ran beside it). The
-  connection is retried until the startup timeout (``patient_katex_start``).
-- Tables whose Markdown header row is empty lose the empty header; bibliography entries get
-  the list-item role their list requires.
-- A favicon (``_ext/static/favicon.svg``) so browsers do not request a missing
-  ``/favicon.ico``.
-- Downloads: every link to a page's source (``_sources/...``: the header's ".ipynb" and ".md"
-  items) carries a ``download`` attribute, so the browser saves the file instead of showing
-  JSON text (jupyter-book #2237, sphinx-book-theme #918); each chapter offers its notebook
-  under its title (``notebook_link``).
-- Solutions: the "Exercise N" link in a solution's title (sphinx-exercise) jumped to the
-  exercise instead of opening the solution that the title toggles; the title keeps its text.
-- Search: Sphinx's search scripts are dropped from every page, the search page included; its
-  search is Pagefind's index (``lnbook_search.py``) driven by ``_static/lnbook-search.js``.
-- Inline formulas keep the punctuation that follows them on their line (``KeepPunctuation``).
-- Reader-facing behaviour in ``_static/lnbook-site.js`` (scroll regions of what does not fit,
-  drawers, the sidebar's first scroll) and ``_static/lnbook-site.css`` (dark figures, scroll
-  cues, print).
+- Sphinx 7.4 registers an inline script added after the builder started twice, so every page
+  declared sphinx-thebe's ``const THEBE_JS_URL`` twice (a SyntaxError): duplicates are dropped.
+- ``_ext/static`` joins the site's ``_static``: ``lnbook-site.js`` (scroll regions, drawers,
+  the sidebar's first scroll), ``lnbook-site.css``, the icons and KaTeX's stylesheet and fonts.
+- Weight. pydata-sphinx-theme draws about eighteen icons with Font Awesome's SVG script
+  (``fontawesome.js``, 1,489,308 bytes) on every page; ``draw_icons`` draws the same icons
+  as CSS masks from that script's path data (``lnbook-icons.css``, 9.7 kB), and the few icons
+  the theme's stylesheets draw with Font Awesome's solid font (156 kB) get a subset of it
+  (2.2 kB). Measured on 2026-12-07, files as stored: the epsilon chapter requests 1,457,470
+  bytes with ours; the theme's way adds the script (one more request) and the whole font and
+  its 86 kB catalogue, about 3.2 MB; both work offline; with the script on a page, axe finds a
+  serious label-content-name-mismatch on the theme switch. So ours stay. Sphinx's search
+  scripts and index go from every page (the search is Pagefind's); PurgeCSS cuts the theme's
+  big stylesheets to the selectors the site uses; sphinx-design's files go when unused.
+- The search page is Pagefind's stock interface (``lnbook_search.py`` builds the index;
+  ``_static/lnbook-search.js`` starts it).
+- KaTeX's node server creates its socket file before it listens, so a loaded machine could
+  refuse sphinxcontrib-katex 0.9.11's connection: it is retried (``patient_katex_start``).
+- Reader fixes: empty Markdown table heads dropped; ARIA roles and names axe asks for; links
+  to a page's source download the file (jupyter-book #2237); a chapter offers its notebook
+  under its title; a solution's title toggles it instead of jumping to the exercise; an inline
+  formula keeps the punctuation after it on its line; a root page with a title and favicon.
 """
 
 from __future__ import annotations
@@ -56,125 +35,74 @@ import socket
 import subprocess
 import tempfile
 import time
+import urllib.parse
 from subprocess import PIPE, Popen
 
 from docutils import nodes
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
-STATIC = pathlib.Path(__file__).resolve().parent / "static"
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+STATIC = ROOT / "_ext" / "static"
 
-# scripts that no page but search.html needs (matched on the src attribute's file name)
+# scripts that no page needs (Pagefind's search replaces Sphinx's)
 DROPPED_SCRIPTS = re.compile(
     r'\s*<script[^>]*\ssrc="[^"]*(?:scripts/fontawesome\.js|_static/searchtools\.js|'
     r'_static/language_data\.js|searchindex\.js)[^"]*"[^>]*>\s*</script>')
-# sphinx-design's stylesheet and script, which a site with no sphinx-design element (no
-# "sd-" class on any page) does not need
 USES_DESIGN = re.compile(r'\sclass="(?:[^"]*\s)?sd-')
 DESIGN_FILES = re.compile(
     r'\s*<(?:link[^>]*\shref="[^"]*_static/sphinx-design\.min\.css[^"]*"[^>]*>|'
     r'script[^>]*\ssrc="[^"]*_static/design-tabs\.js[^"]*"[^>]*>\s*</script>)')
-
-
-def _key(script):
-    if isinstance(script, str):
-        return (script, 500, ())
-    return (script.filename or "", script.priority, tuple(sorted(script.attributes.items())))
+FIXES = [
+    # sphinxcontrib-bibtex's role doc-biblioentry may not be in a list (axe)
+    (re.compile(r'role="doc-biblioentry"'), 'role="listitem"'),
+    # a toggle's or the search button's name is what it shows (axe: label-content-name-mismatch)
+    (re.compile(r'<summary aria-label="Toggle hidden content">'), "<summary>"),
+    (re.compile(r'(<button[^>]*\bsearch-button-field\b[^>]*?)\s+aria-label="[^"]*"'), r"\1"),
+    # a Markdown table must have a header row: one left empty is no header (axe)
+    (re.compile(r'<thead>\s*<tr[^>]*>(?:\s*<th[^>]*>(?:<p></p>)?</th>)+\s*</tr>\s*</thead>'), ""),
+    # a solution's title toggles it: its "Exercise N" is text, not a link that jumps away
+    (re.compile(r'(<p class="admonition-title">Solution to)<a class="reference internal" '
+                r'href="#[^"]*">(.*?)</a>'), r"\1\2"),
+    (DROPPED_SCRIPTS, ""),
+]
+SOURCE_LINK = re.compile(r'<a href="([^"]*_sources/[^"]+)"(\s+target="_blank")?')
+SEARCH_FORM = re.compile(r'<form class="bd-search[^"]*"(?:(?!</form>).)*</form>\s*'
+                         r'<div id="search-results"></div>', re.S)
+SEARCH_HEAD = ('<link rel="stylesheet" href="pagefind/pagefind-ui.css" />\n'
+               '<script defer="defer" src="pagefind/pagefind-ui.js"></script>\n'
+               '<script defer="defer" src="_static/lnbook-search.js"></script>\n</head>')
+ROOT_INDEX = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8" />
+<meta name="viewport" content="width=device-width, initial-scale=1" />
+<title>{title}</title>
+<link rel="icon" href="_static/favicon.svg" />
+<meta http-equiv="Refresh" content="0; url={target}" />
+</head>
+<body><main><p><a href="{target}">{title}</a></p></main></body>
+</html>
+"""
 
 
 def dedupe_scripts(app, pagename, templatename, context, doctree):
-    scripts = context.get("script_files")
-    if not scripts:
-        return
-    seen, unique = set(), []
-    for script in scripts:
-        key = _key(script)
-        if key not in seen:
-            seen.add(key)
-            unique.append(script)
-    scripts[:] = unique
-
-
-def add_static(app):
-    paths = app.config.html_static_path
-    if str(STATIC) not in paths:
-        paths.append(str(STATIC))
-
-
-SEARCH_FIELD = re.compile(r'(<button[^>]*\bsearch-button-field\b[^>]*?)\s+aria-label="[^"]*"')
-
-
-def fix_roles(html: str) -> str:
-    """sphinxcontrib-bibtex gives the entries of its role="list" the role doc-biblioentry,
-    which ARIA 1.3 deprecates and which a list may not hold (axe: aria-required-children).
-    The sidebar's search button shows "Search Ctrl+K" but is labelled "Search" (axe:
-    label-content-name-mismatch): without the label, its name is what it shows."""
-    html = html.replace('role="doc-biblioentry"', 'role="listitem"')
-    # myst-nb labels the toggle of a folded cell "Toggle hidden content" while it shows "Show
-    # code cell source" (axe: label-content-name-mismatch): its name is what it shows
-    html = html.replace('<summary aria-label="Toggle hidden content">', "<summary>")
-    return SEARCH_FIELD.sub(r"\1", html)
-
-
-EMPTY_HEAD = re.compile(r'<thead>\s*<tr[^>]*>(?:\s*<th[^>]*>(?:<p></p>)?</th>)+\s*</tr>\s*</thead>')
-
-
-def drop_empty_table_heads(html: str) -> str:
-    """A Markdown table must have a header row; one left empty (``| | |``, e.g. the
-    benchmarks page's machine table) renders as a table without a header, not empty cells."""
-    return EMPTY_HEAD.sub("", html)
-
-
-def strip_scripts(html: str) -> str:
-    """Drop Font Awesome's script and Sphinx's search scripts (Pagefind's replace them)."""
-    return DROPPED_SCRIPTS.sub("", html)
-
-
-SOURCE_LINK = re.compile(r'<a href="([^"]*_sources/[^"]+)"(\s+target="_blank")?')
-
-
-def download_links(html: str) -> str:
-    """Links to a page's source download it, named as the file (no new tab for a download)."""
-
-    def attribute(m: re.Match) -> str:
-        name = m.group(1).rsplit("/", 1)[-1]
-        return f'<a href="{m.group(1)}" download="{name}"'
-
-    return SOURCE_LINK.sub(attribute, html)
-
-
-SOLUTION_TITLE = re.compile(
-    r'(<p class="admonition-title">Solution to)<a class="reference internal" href="#[^"]*">'
-    r"(.*?)</a>")
-
-
-def plain_solution_titles(html: str) -> str:
-    """The title of a solution toggles it (sphinx-togglebutton): its "Exercise N" is text, not
-    a link that jumps away (the exercise is the block just above)."""
-    return SOLUTION_TITLE.sub(r"\1\2", html)
-
-
-# the search page's script, and Pagefind's script and word list fetched while the page loads
-SEARCH_SCRIPT = ('<link rel="modulepreload" href="pagefind/pagefind.js" />\n'
-                 '<link rel="preload" href="pagefind/wasm.en.pagefind" as="fetch" '
-                 'crossorigin="anonymous" />\n'
-                 '<script defer="defer" src="_static/lnbook-search.js"></script>\n</head>')
+    scripts, seen = context.get("script_files") or [], set()
+    keys = [(s, 500, ()) if isinstance(s, str) else (
+        s.filename or "", s.priority, tuple(sorted(s.attributes.items()))) for s in scripts]
+    scripts[:] = [s for s, key in zip(scripts, keys, strict=True)
+                  if not (key in seen or seen.add(key))]
 
 
 def notebook_link(app, pagename, templatename, context, doctree):
     """Under a chapter's title: its notebook, as a file to download."""
-    source = context.get("sourcename") or ""
-    body = context.get("body")
-    if not source.endswith(".ipynb") or not body or "</h1>" not in body:
-        return
-    href = html.escape(context["pathto"](f"_sources/{source}", 1))
-    name = html.escape(source.rsplit("/", 1)[-1])
-    line = (f'<p class="lnb-notebook"><a href="{href}" download="{name}">'
-            f'<i class="fa-solid fa-download" aria-hidden="true"></i> '
-            f"Download this chapter as a notebook</a> ({name}) to run it yourself.</p>")
-    context["body"] = body.replace("</h1>", "</h1>\n" + line, 1)
-
-
-PUNCTUATION = re.compile(r"[.,;:!?)\]}’”…%]+")
+    source, body = context.get("sourcename") or "", context.get("body")
+    if source.endswith(".ipynb") and body and "</h1>" in body:
+        href = html.escape(context["pathto"](f"_sources/{source}", 1))
+        name = html.escape(source.rsplit("/", 1)[-1])
+        context["body"] = body.replace("</h1>", (
+            f'</h1>\n<p class="lnb-notebook"><a href="{href}" download="{name}"><i class="fa-solid'
+            f' fa-download" aria-hidden="true"></i> Download this chapter as a notebook</a> '
+            f"({name}) to run it yourself.</p>"), 1)
 
 
 class KeepPunctuation(SphinxPostTransform):
@@ -187,219 +115,173 @@ class KeepPunctuation(SphinxPostTransform):
     def run(self, **kwargs) -> None:
         for math in list(self.document.findall(nodes.math)):
             parent = math.parent
-            index = parent.index(math)
-            if index + 1 >= len(parent) or not isinstance(parent[index + 1], nodes.Text):
-                continue
-            after = str(parent[index + 1])
-            m = PUNCTUATION.match(after)
-            if not m:
-                continue
-            together = nodes.inline(classes=["lnb-nobr"])
-            parent.replace(math, together)
-            together += math
-            together += nodes.Text(m.group(0))
-            rest = after[m.end():]
-            if rest:
-                parent[index + 1] = nodes.Text(rest)
-            else:
-                parent.remove(parent[index + 1])
+            i = parent.index(math)
+            after = str(parent[i + 1]) if i + 1 < len(parent) and isinstance(
+                parent[i + 1], nodes.Text) else ""
+            m = re.match(r"[.,;:!?)\]}’”…%]+", after)
+            if m:
+                together = nodes.inline(classes=["lnb-nobr"])
+                parent.replace(math, together)
+                together += [math, nodes.Text(m.group(0))]
+                if after[m.end():]:
+                    parent[i + 1] = nodes.Text(after[m.end():])
+                else:
+                    parent.remove(parent[i + 1])
 
 
-SUBSET_CSS = "lnbook-fa-subset.css"
-SOLID_TTF = "_static/vendor/fontawesome/webfonts/fa-solid-900.ttf"
-# the icon catalogue (".fa-bell:before{content:...}"), which no page uses: lnbook-icons.css
-# draws the few <i class="fa-..."> icons itself
+ICON = ('.fa-{name}{{--lnb-icon:url("data:image/svg+xml,{svg}");width:{ratio:.4f}em}}')
+ICONS_HEAD = (
+    "/* Written by _ext/lnbook_site.py from pydata-sphinx-theme's fontawesome.js. Font Awesome "
+    "Free icons, CC BY 4.0 (https://fontawesome.com/license/free). */\n"
+    "i[class*='fa-'],span[class*='fa-']{display:inline-block;height:1em;width:1em;"
+    "vertical-align:-0.125em;background-color:currentColor;font-family:inherit!important;"
+    "-webkit-mask:var(--lnb-icon) center/contain no-repeat;"
+    "mask:var(--lnb-icon) center/contain no-repeat}\n"
+    "i[class*='fa-']::before,span[class*='fa-']::before{content:none!important}\n"
+    ".fa-lg{font-size:1.25em;line-height:.05em;vertical-align:-0.2em}\n")
+
+
+def draw_icons(static: pathlib.Path, pages: list[str]) -> None:
+    """``lnbook-icons.css``: each Font Awesome icon the pages or scripts name (``fa-bars``),
+    drawn as a CSS mask in the text colour from the path data of the theme's fontawesome.js
+    (of two sets with the name, the solid one, defined last)."""
+    js = (static / "scripts" / "fontawesome.js").read_text(encoding="utf-8")
+    text = " ".join(pages + [p.read_text(errors="replace") for p in static.rglob("*.js")
+                             if p.name != "fontawesome.js"])
+    rules = []
+    for name in sorted(set(re.findall(r"\bfa-([a-z0-9-]+)", text))):
+        found = re.findall(rf'(?<![\w-])"?{re.escape(name)}"?:\[(\d+),(\d+),\[[^\]]*\],'
+                           r'"[0-9a-f]*","([^"]+)"\]', js)
+        if found:
+            w, h, path = found[-1]
+            svg = (f"<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 {w} {h}'>"
+                   f"<path d='{path}'/></svg>")
+            rules.append(ICON.format(name=name, svg=urllib.parse.quote(svg, safe="/:=' ,.-"),
+                                     ratio=int(w) / int(h)))
+    (static / "lnbook-icons.css").write_text(ICONS_HEAD + "\n".join(rules) + "\n", "utf-8")
+
+
+# Font Awesome's icon catalogue (".fa-bell:before{content:...}"), which no page uses
 CATALOGUE = re.compile(r"(?:\.fa-[\w-]+(?::before)?,?)+\{content:[^}]*\}")
 PRIVATE = re.compile(r"[\ue000-\uf8ff]|\\(f[0-9a-f]{3})\b", re.I)
 
 
-def used_icon_characters(static: pathlib.Path) -> set[int]:
-    """Private-use code points (Font Awesome glyphs) in the site's stylesheets."""
-    found = set()
-    for css in static.rglob("*.css"):
-        text = CATALOGUE.sub("", css.read_text(encoding="utf-8", errors="replace"))
-        for m in PRIVATE.finditer(text):
-            found.add(int(m.group(1), 16) if m.group(1) else ord(m.group(0)))
-    return found
-
-
-def subset_icon_font(out: pathlib.Path) -> None:
-    """Write the Font Awesome solid subset and the stylesheet that points the family at it."""
+def subset_icon_font(static: pathlib.Path) -> None:
+    """Drop the theme's icon catalogue (86 kB) and cut Font Awesome's solid font to the
+    characters the site's stylesheets use (fontTools, which matplotlib already needs)."""
     from fontTools import subset
 
-    source = out / SOLID_TTF
-    css = out / "_static" / SUBSET_CSS
-    if not source.exists():  # the theme changed: keep the full font, say nothing is overridden
-        css.write_text("/* Font Awesome solid font not found: no subset */\n", encoding="utf-8")
-        return
-    chars = used_icon_characters(out / "_static")
-    options = subset.Options()
-    options.flavor = "woff"
-    options.layout_features = []
-    options.name_IDs = ["*"]  # keep the licence and copyright names
-    font = subset.load_font(str(source), options)
+    theme = static / "styles" / "pydata-sphinx-theme.css"
+    theme.write_text(CATALOGUE.sub("", theme.read_text(encoding="utf-8")), encoding="utf-8")
+    chars = {int(m.group(1), 16) if m.group(1) else ord(m.group(0))
+             for css in static.rglob("*.css")
+             for m in PRIVATE.finditer(CATALOGUE.sub("", css.read_text(errors="replace")))}
+    options = subset.Options(flavor="woff", layout_features=[], name_IDs=["*"])
+    font = subset.load_font(str(static / "vendor/fontawesome/webfonts/fa-solid-900.ttf"), options)
     subsetter = subset.Subsetter(options)
     subsetter.populate(unicodes=sorted(chars))
     subsetter.subset(font)
-    target = out / "_static" / "lnbook-fa-solid-subset.woff"
-    subset.save_font(font, str(target), options)
-    css.write_text(
-        "/* Generated by _ext/lnbook_site.py: Font Awesome Free solid, CC BY 4.0 / SIL OFL 1.1,\n"
-        f"   cut to the {len(chars)} characters the site's stylesheets use. */\n"
+    subset.save_font(font, str(static / "lnbook-fa-solid-subset.woff"), options)
+    (static / "lnbook-fa-subset.css").write_text(
+        "/* Font Awesome Free solid (CC BY 4.0 / SIL OFL 1.1), cut by _ext/lnbook_site.py to the "
+        f"{len(chars)} characters the site's stylesheets use */\n"
         '@font-face{font-family:"Font Awesome 6 Free";font-style:normal;font-weight:900;'
         'font-display:block;src:url(lnbook-fa-solid-subset.woff) format("woff")}\n',
         encoding="utf-8")
 
 
-def drop_icon_catalogue(out: pathlib.Path) -> None:
-    """Remove Font Awesome's 2,000-icon ``content`` catalogue (86 kB) from the theme's CSS."""
-    css = out / "_static" / "styles" / "pydata-sphinx-theme.css"
-    if css.exists():
-        text = css.read_text(encoding="utf-8")
-        new = CATALOGUE.sub("", text)
-        if new != text:
-            css.write_text(new, encoding="utf-8")
+# PurgeCSS (npm, package.json) replaced a purger of our own (223 lines) after a measurement on
+# the same build (2026-12-01): 147,996 bytes against 149,340 (393,441 unpurged). It keeps a
+# selector when every name in it is a word of the site's pages or scripts (scripts add classes
+# at run time), and @font-face, @keyframes and custom properties. Not pygments.css: the theme
+# writes it again after this step.
+PURGECSS = ROOT / "node_modules" / "purgecss" / "bin" / "purgecss.js"
+PURGED = ("styles/pydata-sphinx-theme.css", "styles/sphinx-book-theme.css", "mystnb.*.css",
+          "proof.css", "togglebutton.css")
+# classes Bootstrap builds from pieces (`bs-${NAME}-auto`)
+BUILT_CLASSES = ("bs-tooltip-auto", "bs-popover-auto")
 
 
-ROOT_INDEX = """<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8" />
-<meta name="viewport" content="width=device-width, initial-scale=1" />
-<title>{title}</title>
-<link rel="icon" href="_static/favicon.svg" />
-<meta http-equiv="Refresh" content="0; url={target}" />
-</head>
-<body>
-<main><p><a href="{target}">{title}</a></p></main>
-</body>
-</html>
-"""
-
-
-def write_root_index(app, out: pathlib.Path) -> None:
-    """The site's root page: a redirect to the first page with a title, a favicon, a link."""
-    import html
-
-    title = html.escape(app.config.html_title or app.config.project)
-    target = html.escape(app.builder.get_target_uri(app.config.root_doc))
-    (out / "index.html").write_text(ROOT_INDEX.format(title=title, target=target),
-                                    encoding="utf-8")
+def purge_stylesheets(out: pathlib.Path) -> dict[str, tuple[int, int]]:
+    """Purge ``out/_static``'s big stylesheets in place; their sizes before and after."""
+    static = out / "_static"
+    sheets = [css for pattern in PURGED for css in sorted(static.glob(pattern))]
+    if not PURGECSS.exists():
+        raise RuntimeError(f"{PURGECSS} is missing: run `npm ci` (tools/setup-env does)")
+    before = {css: css.stat().st_size for css in sheets}
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run(["node", str(PURGECSS), "--css", *map(str, sheets), "--content",
+                        str(out / "**" / "*.html"), str(out / "**" / "*.js"),
+                        "--safelist", *BUILT_CLASSES, "--output", tmp],
+                       check=True, capture_output=True, text=True, timeout=300)
+        for css in sheets:
+            shutil.move(pathlib.Path(tmp) / css.name, css)
+    return {css.relative_to(static).as_posix(): (size, css.stat().st_size)
+            for css, size in before.items()}
 
 
 def rewrite_pages(app, exception):
     if exception is not None or app.builder.format != "html":
         return
+    import lnbook_search
+
     out = pathlib.Path(app.outdir)
-    drop_icon_catalogue(out)
-    write_root_index(app, out)
+    title = html.escape(app.config.html_title or app.config.project)
+    target = html.escape(app.builder.get_target_uri(app.config.root_doc))
+    (out / "index.html").write_text(ROOT_INDEX.format(title=title, target=target), "utf-8")
     pages = {path: path.read_text(encoding="utf-8") for path in out.rglob("*.html")}
     no_design = not any(USES_DESIGN.search(text) for text in pages.values())
     for path, text in pages.items():
-        new = strip_scripts(text)
-        new = drop_empty_table_heads(fix_roles(new))
-        new = plain_solution_titles(download_links(new))
-        if path.relative_to(out).as_posix() == "search.html":
-            new = new.replace("</head>", SEARCH_SCRIPT, 1)
-        if no_design:
-            new = DESIGN_FILES.sub("", new)
-        pages[path] = new
+        new = SOURCE_LINK.sub(lambda m: f'<a href="{m.group(1)}" download="'
+                              f'{m.group(1).rsplit("/", 1)[-1]}"', text)
+        for pattern, replacement in FIXES + [(DESIGN_FILES, "")] * no_design:
+            new = pattern.sub(replacement, new)
+        if path == out / "search.html":
+            new, found = SEARCH_FORM.subn('<div id="lnb-search"></div>', new)
+            if found != 1:
+                raise RuntimeError("search.html: the theme's search form was not found")
+            new = new.replace("</head>", SEARCH_HEAD, 1)
         if new != text:
             path.write_text(new, encoding="utf-8")
-    import lnbook_search
-
-    # the index of what readers read: not the search page itself, nor the general index
+            pages[path] = new
     lnbook_search.build_index(out, pages, skip={"search.html", "genindex.html", "index.html"})
-    # after the pages: the purge reads the classes and scripts they keep
-    purge_stylesheets(out)
-    subset_icon_font(out)  # reads the catalogue-free, purged rules of every stylesheet
+    draw_icons(out / "_static", list(pages.values()))
+    purge_stylesheets(out)  # after the pages: it reads the classes they keep
+    subset_icon_font(out / "_static")  # reads the purged rules of every stylesheet
 
 
 def patient_katex_start(cls, rundir: pathlib.Path, timeout: float):
-    """``KaTeXServer.start_server_process`` that retries a refused connection.
-
-    The same steps as sphinxcontrib-katex 0.9.11's: start node, wait for its socket file,
-    connect; a refused connection (the file exists, node does not listen yet) is retried every
-    millisecond until ``timeout`` seconds after the start.
-    """
-    socket_path = rundir / "katex.sock"
-    process = Popen(cls.build_command(socket=socket_path), stdin=PIPE, stdout=PIPE, cwd=rundir)
+    """sphinxcontrib-katex 0.9.11's ``KaTeXServer.start_server_process``, with a refused
+    connection (the socket file exists, node does not listen yet) retried every millisecond
+    until ``timeout`` seconds after the start."""
+    path = rundir / "katex.sock"
+    process = Popen(cls.build_command(socket=path), stdin=PIPE, stdout=PIPE, cwd=rundir)
     deadline = time.monotonic() + timeout
-    while True:
-        if socket_path.is_socket():
+    while time.monotonic() <= deadline:
+        if path.is_socket():
             sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             try:
                 sock.settimeout(max(deadline - time.monotonic(), 0.001))
-                sock.connect(str(socket_path))
+                sock.connect(str(path))
                 sock.settimeout(None)
                 return process, sock
             except (ConnectionRefusedError, TimeoutError):
                 sock.close()
-        if time.monotonic() > deadline:
-            process.kill()
-            raise cls.timeout_error(timeout)
         time.sleep(0.001)
+    process.kill()
+    raise cls.timeout_error(timeout)
 
 
 def setup(app):
     from sphinxcontrib import katex
 
     katex.KaTeXServer.start_server_process = classmethod(patient_katex_start)
-    app.connect("builder-inited", add_static)
+    app.connect("builder-inited", lambda app: app.config.html_static_path.append(str(STATIC)))
     app.connect("html-page-context", dedupe_scripts)
     app.connect("html-page-context", notebook_link)
     app.add_post_transform(KeepPunctuation)
     app.connect("build-finished", rewrite_pages)
-    app.add_css_file("lnbook-icons.css")
-    app.add_css_file("lnbook-site.css")
-    app.add_css_file(SUBSET_CSS)
+    for css in ("lnbook-icons.css", "lnbook-site.css", "lnbook-fa-subset.css"):
+        app.add_css_file(css)
     app.add_js_file("lnbook-site.js", loading_method="defer")
     return {"parallel_read_safe": True, "parallel_write_safe": True}
-
-
-# --------------------------------------------------------------------------------------------
-# unused CSS rules: PurgeCSS (npm, pinned in package.json)
-#
-# PurgeCSS replaced a purger of our own (a CSS tokenizer, 223 lines) after a measurement on the
-# same build (2026-12-01): the six stylesheets below came to 147,996 bytes with PurgeCSS and
-# 149,340 with ours (393,441 unpurged), so the median chapter page, 1,002,685 bytes, is 0.1 %
-# lighter. PurgeCSS reads every page and every script of the site (scripts add classes at run
-# time), and keeps a selector when every name in it is a word of that content; @font-face,
-# @keyframes and custom properties are kept. It splits words at dots, so an attribute selector
-# whose value holds one (a[href$=".pdf"]) would be dropped: the purged stylesheets have none.
-
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-PURGECSS = ROOT / "node_modules" / "purgecss" / "bin" / "purgecss.js"
-# classes that scripts build from pieces instead of writing them out: Bootstrap's tooltips and
-# popovers add `bs-${NAME}-auto` (NAME "tooltip" or "popover")
-BUILT_CLASSES = ("bs-tooltip-auto", "bs-popover-auto")
-# the stylesheets purged (paths under _static); KaTeX's and the small ones are left as they are.
-# Not pygments.css: pydata-sphinx-theme writes it again at build-finished, after this step.
-PURGED = ("styles/pydata-sphinx-theme.css", "styles/sphinx-book-theme.css", "mystnb.*.css",
-          "lnbook-icons.css", "proof.css", "togglebutton.css")
-
-
-def purge_stylesheets(out: pathlib.Path) -> dict[str, tuple[int, int]]:
-    """Purge the big stylesheets of ``out/_static`` in place with PurgeCSS, their content the
-    site's pages and scripts; returns their sizes before and after, in bytes."""
-    static = out / "_static"
-    sheets = [css for pattern in PURGED for css in sorted(static.glob(pattern))]
-    if not sheets:
-        return {}
-    if not PURGECSS.exists():
-        raise RuntimeError(f"{PURGECSS} is missing: run `npm ci` at the repository root "
-                           "(tools/setup-env does)")
-    names = [css.name for css in sheets]
-    if len(set(names)) != len(names):  # PurgeCSS writes each output under its file name
-        raise RuntimeError(f"two purged stylesheets share a name: {names}")
-    before = {css: css.stat().st_size for css in sheets}
-    with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run(
-            ["node", str(PURGECSS), "--css", *map(str, sheets),
-             "--content", str(out / "**" / "*.html"), str(out / "**" / "*.js"),
-             "--safelist", *BUILT_CLASSES, "--output", tmp],
-            check=True, capture_output=True, text=True, timeout=300)
-        for css in sheets:
-            shutil.move(pathlib.Path(tmp) / css.name, css)
-    return {css.relative_to(static).as_posix(): (size, css.stat().st_size)
-            for css, size in before.items()}

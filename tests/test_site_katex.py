@@ -1,11 +1,6 @@
 """KaTeX's server start in the site build (_ext/lnbook_site.py): a server that creates its
 socket file before it listens is connected to, not refused (fast tier, no node, no build).
-
-Every server process these tests start is killed and reaped when its test ends, and the
-stand-in server gives up waiting for a connection after a few seconds on its own: the library's
-start raises before it returns its process, which used to stay blocked in accept() after the
-run.
-"""
+Every server process started here is killed and reaped when its test ends."""
 
 from __future__ import annotations
 

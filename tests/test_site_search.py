@@ -4,7 +4,6 @@ reader would type, and a page's formulas replaced by it for the index. No build,
 
 from __future__ import annotations
 
-import doctest
 import pathlib
 import sys
 
@@ -19,10 +18,6 @@ def m(body: str) -> str:
     return ('<math xmlns="http://www.w3.org/1998/Math/MathML"><semantics><mrow>' + body
             + '</mrow><annotation encoding="application/x-tex">\\varepsilon</annotation>'
             "</semantics></math>")
-
-
-def test_docstring_examples():
-    assert doctest.testmod(search).failed == 0
 
 
 @pytest.mark.parametrize(("body", "text"), [
@@ -43,6 +38,11 @@ def test_docstring_examples():
     ("<mfrac><mrow><mi>q</mi></mrow><mrow><mi>q</mi><mo>+</mo><mi>ε</mi></mrow></mfrac>",
      "q/(q + ε)"),
     ("<mfrac><mn>1</mn><mi>d</mi></mfrac><mi>I</mi>", "(1/d)I"),
+    ("<msub><mi>u</mi><mi>ε</mi></msub><mo>=</mo><mfrac><mi>v</mi><msqrt><mrow><mi>q</mi>"
+     "<mo>+</mo><mi>ε</mi></mrow></msqrt></mfrac>", "u_ε = v/√(q + ε)"),
+    ("<msubsup><mrow><mo>∥</mo><mi>v</mi><mo>∥</mo></mrow><mn>2</mn><mn>2</mn></msubsup>"
+     "<mo>≤</mo><msup><mi>s</mi><mrow><mo>−</mo><mn>1</mn><mi mathvariant=\"normal\">/</mi>"
+     "<mn>2</mn></mrow></msup>", "∥v∥₂² ≤ s^(−1/2)"),
     # roots, accents, limits
     ("<msqrt><mrow><mi>q</mi><mo>+</mo><mi>ε</mi></mrow></msqrt>", "√(q + ε)"),
     ("<msqrt><mi>d</mi></msqrt>", "√d"),

@@ -1,4 +1,5 @@
-"""Reading the built PDF (``tools/build-pdf``) and the sources it was made from, for tests/pdf.
+"""Reading the built PDF (``tools/build-pdf``) and the sources it was made from (test_pdf.py;
+tests/test_pdf_sources.py).
 
 The PDF is read with poppler's command-line tools (``pdftotext``, ``pdfinfo -dests``,
 ``pdfimages -list``), its LaTeX side from the ``.tex``, ``.aux`` and ``.log`` beside it. A page
@@ -16,10 +17,8 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import pathlib
 import re
-import shutil
 import subprocess
 
 import yaml
@@ -30,28 +29,6 @@ PDF = BUILD / "lnbook.pdf"
 LATEX = BUILD / "_build" / "latex"
 TEX, AUX, LOG = (LATEX / f"lnbook.{ext}" for ext in ("tex", "aux", "log"))
 SITE_PDF = ROOT / "_build" / "html" / "lnbook.pdf"  # where tools/build-site puts it
-# what the PDF is made from: a newer file means the PDF is stale (the website's sources)
-SOURCES = ["_config.yml", "_toc.yml", "book", "_ext", "lnbook"]
-POPPLER = ("pdftotext", "pdfinfo", "pdfimages")
-
-
-def missing_tools() -> list[str]:
-    return [tool for tool in POPPLER if shutil.which(tool) is None]
-
-
-def pdf_is_stale() -> str | None:
-    """Why the built PDF cannot be tested as it stands, or None when it is current."""
-    if not PDF.exists():
-        return f"{PDF.relative_to(ROOT)} has not been built (tools/build-pdf, or tools/build-site)"
-    built = PDF.stat().st_mtime
-    for name in SOURCES:
-        path = ROOT / name
-        files = [path] if path.is_file() else [p for p in path.rglob("*") if p.is_file()
-                                               and "__pycache__" not in p.parts]
-        newer = [p for p in files if p.stat().st_mtime > built]
-        if newer:
-            return f"{newer[0].relative_to(ROOT)} is newer than the built PDF"
-    return None
 
 
 # --------------------------------------------------------------------------------------------
@@ -343,7 +320,3 @@ def log_problems() -> list[str]:
         if any(re.search(p, line) for p in patterns):
             problems.append(" ".join([line] + lines[i + 1:i + 2]).strip())
     return problems
-
-
-def in_site_tier() -> bool:
-    return bool(os.environ.get("LNBOOK_SITE_TIER"))

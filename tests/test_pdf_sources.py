@@ -9,10 +9,14 @@ into a real table). So does a formula macro that only KaTeX knows.
 
 from __future__ import annotations
 
+import pathlib
 import re
+import sys
 
-import pdfbook
 import yaml
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent / "site"))
+import pdfbook  # noqa: E402
 
 
 def html_only_outputs() -> set[tuple[str, str]]:

@@ -1,11 +1,7 @@
-"""The whole book's PDF, checked like the website (issue 19): it builds without a LaTeX error
-or an undefined reference, holds every page of the book and every figure at print
-resolution, shows every glued number exactly as the website does, and loses no formula.
-
-The PDF is built by ``tools/build-pdf`` (``tools/build-site`` runs it beside the HTML build);
-these tests read it (see ``pdfbook``). A missing or stale PDF, or missing poppler tools, skip
-the tests saying why; in CI and in ``tools/test site`` they fail instead.
-"""
+"""The whole book's PDF (``tools/build-pdf``, which ``tools/build-site`` runs beside the HTML
+build), read back with ``pdfbook``: no LaTeX error or undefined reference, every page of the
+book numbered as on the website, every figure at print resolution, every glued number as the
+website shows it, no formula lost; and the website carries it."""
 
 from __future__ import annotations
 
@@ -13,27 +9,13 @@ import re
 
 import pdfbook
 import pytest
-from conftest import in_ci
+from builtsite import HTML
 
-pytestmark = pytest.mark.site
+pytestmark = pytest.mark.usefixtures("built_pdf")
 
 # the print standard, in pixels per inch of paper: _config.yml's pxunit prints each figure's
 # PNG (two dots per CSS pixel) at 300
 PRINT_PPI = 300
-
-
-@pytest.fixture(scope="module", autouse=True)
-def built_pdf():
-    reason = None
-    if missing := pdfbook.missing_tools():
-        reason = (f"poppler's {', '.join(missing)} missing: apt-get install poppler-utils "
-                  "(tools/build-pdf installs it as root)")
-    elif stale := pdfbook.pdf_is_stale():
-        reason = f"{stale}: tools/build-pdf builds it"
-    if reason:
-        if in_ci() or pdfbook.in_site_tier():
-            pytest.fail(reason)
-        pytest.skip(reason)
 
 
 def test_latex_log_has_no_error_and_no_undefined_reference():
@@ -128,14 +110,8 @@ def test_the_glued_numbers_checked_are_the_websites():
     pasted texts (myst-nb's ``span.pasted-text``), in order."""
     import html
 
-    html_root = pdfbook.ROOT / "_build" / "html"
-    if not (html_root / "index.html").exists():
-        reason = "the website has not been built: tools/build-site"
-        if in_ci() or pdfbook.in_site_tier():
-            pytest.fail(reason)
-        pytest.skip(reason)
     for doc, _ in pdfbook.toc():
-        page = (html_root / f"{doc}.html").read_text()
+        page = (HTML / f"{doc}.html").read_text()
         shown = [html.unescape(t) for t in
                  re.findall(r'<span class="pasted-text">([^<]*)</span>', page)]
         assert shown == [value for _, value in pdfbook.glued_values(doc)], doc
@@ -168,26 +144,15 @@ def test_formula_counter_counts_what_it_should():
     assert pdfbook.count_formulas(text) == (5, 4)
 
 
-def test_readme_says_how_to_build_the_pdf():
-    readme = (pdfbook.ROOT / "README.md").read_text()
-    assert "tools/build-pdf" in readme
-    assert "_build/pdf/lnbook.pdf" in readme
-
-
 def test_the_website_carries_the_pdf_and_every_page_links_to_it():
     """tools/build-site put this very PDF at the website's root, and every page of the book
     links to it from its download menu (the link is checked in a browser in tests/site)."""
-    html_root = pdfbook.ROOT / "_build" / "html"
-    if not (html_root / "index.html").exists():
-        reason = "the website has not been built: tools/build-site"
-        if in_ci() or pdfbook.in_site_tier():
-            pytest.fail(reason)
-        pytest.skip(reason)
-    assert pdfbook.SITE_PDF.read_bytes() == pdfbook.PDF.read_bytes(), (
+    same = pdfbook.SITE_PDF.read_bytes() == pdfbook.PDF.read_bytes()  # (no diff of megabytes)
+    assert same, (
         "the website's PDF is not the one built last: tools/build-site builds both")
     unlinked = []
     for doc, _ in pdfbook.toc():
-        page = html_root / f"{doc}.html"
+        page = HTML / f"{doc}.html"
         hrefs = re.findall(r'href="([^"]*lnbook\.pdf)"', page.read_text())
         resolved = {(page.parent / h).resolve() for h in hrefs}
         if resolved != {pdfbook.SITE_PDF.resolve()}:
