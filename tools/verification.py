@@ -20,7 +20,6 @@ import platform
 import re
 import subprocess
 import sys
-import tomllib
 import xml.etree.ElementTree as ElementTree
 
 import versions
@@ -42,9 +41,7 @@ def chapters() -> list[str]:
 
 def packages() -> list[str]:
     """What computes the stored outputs: requirements.txt's pins and the frameworks."""
-    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
-        "optional-dependencies"]
-    return [*versions.OUTPUT_PACKAGES, *versions.requirement_pins(extras["frameworks"])]
+    return [*versions.OUTPUT_PACKAGES, *versions.specs(versions.extras()["frameworks"])]
 
 
 def version(name: str) -> str:
