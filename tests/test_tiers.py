@@ -50,7 +50,7 @@ def test_a_strict_run_by_tier(tmp_path):
     part = verification.render(tmp_path / "run.xml")
     assert "| fast | 1 | 1 | 1 |" in part and "| book | 1 | 1 | 0 |" in part, part
     assert "| {doc}`gain` | 1 of 1 |" in part and "| {doc}`records` | 0 of 1 |" in part, part
-    assert "- fast, 1: TensorFlow is not installed here" in part, part
+    assert "- fast: TensorFlow is not installed here (1×)" in part, part
 
 
 @pytest.mark.parametrize(("env", "reason", "outcome"), [

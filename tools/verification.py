@@ -95,7 +95,7 @@ def render(report: pathlib.Path) -> str:
             for t in ORDER if t in tiers]
     out += ["", "Every skip, with its reason (the full run accepts only those declared in "
             "`tests/conftest.py`):", ""] if skips else []
-    out += [f"- {t}, {n}: {reason}" for (t, reason), n in sorted(skips.items())]
+    out += [f"- {t}: {reason} ({n}×)" for (t, reason), n in sorted(skips.items())]
     more = f" and {len(failed) - 20} more" if len(failed) > 20 else ""
     out += ["", f"Failed: {', '.join(failed[:20])}{more}."] if failed else []
     columns = [t for t in ORDER if any((n, t) in by_chapter for n in names)]
