@@ -216,7 +216,7 @@ def kernel_probes(run) -> list[dict]:
 def test_only_the_same_code_path_is_left_to_the_default_run(monkeypatch):
     """A variant is left to the book tier's run only when its probe and the default's agree on
     the OpenBLAS table, its threads and every numpy target; one difference and it runs."""
-    import conftest
+    import common
 
     default = {"openblas": "Haswell", "threads": 2,
                "features": {"X86_V3": True, "X86_V4": False}, "dispatch": ["X86_V3", "X86_V4"]}
@@ -229,11 +229,11 @@ def test_only_the_same_code_path_is_left_to_the_default_run(monkeypatch):
         reason = covered_by_default("haswell")
         if change:
             assert reason is None, change
-        else:  # and the full command accepts the skip (tests/conftest.py's ACCEPTED_SKIPS)
+        else:  # and the full command accepts the skip (tests/common.py's ACCEPTED_SKIPS)
             assert reason.startswith("this machine's default code path (OpenBLAS Haswell, 2 "
                                      "threads; numpy targets on: X86_V3)"), reason
             assert any(re.search(pattern, reason)
-                       for pattern in conftest.ACCEPTED_SKIPS), reason
+                       for pattern in common.ACCEPTED_SKIPS), reason
 
 
 def test_dispatch_target_names_are_numpy_24s():

@@ -1,6 +1,7 @@
 """The runner's rules: a test's tier is its folder and the longest tiers run first
-(tests/conftest.py); in CI and the full command an undeclared skip fails, naming its reason;
-the verification page's part counts what the run's JUnit report holds (tools/verification.py)."""
+(tests/conftest.py, tests/common.py); in CI and the full command an undeclared skip fails,
+naming its reason; the verification page's part counts what the run's JUnit report holds
+(tools/verification.py)."""
 
 from __future__ import annotations
 
@@ -9,12 +10,11 @@ import re
 import shutil
 import subprocess
 import sys
-import types
 
-import conftest
+import common
 import pytest
 
-sys.path.insert(0, str(conftest.ROOT / "tools"))
+sys.path.insert(0, str(common.ROOT / "tools"))
 import verification  # noqa: E402
 
 FILES = {
@@ -34,8 +34,8 @@ def test_a_strict_run_by_tier(tmp_path):
     for name, text in FILES.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text)
-    shutil.copy(conftest.ROOT / "tests" / "conftest.py", tmp_path / "tests")
-    shutil.copy(conftest.ROOT / "pyproject.toml", tmp_path)
+    for name in ("tests/conftest.py", "tests/common.py", "pyproject.toml"):
+        shutil.copy(common.ROOT / name, tmp_path / name)
     env = {**os.environ, "LNBOOK_STRICT": "1", "CI": ""}
     run = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:xdist", "-v", "tests", "-m",
                           "not slow", "--junitxml=run.xml"], cwd=tmp_path, env=env,
@@ -63,7 +63,4 @@ def test_which_skips_fail(monkeypatch, env, reason, outcome):
     monkeypatch.delenv("LNBOOK_STRICT", raising=False)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
-    report = types.SimpleNamespace(skipped=True, outcome="skipped",
-                                   longrepr=("x.py", 1, f"Skipped: {reason}"))
-    conftest._refuse(report)
-    assert report.outcome == outcome
+    assert common.refused(reason) == (outcome == "failed")

@@ -27,7 +27,7 @@ import yaml
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
-from conftest import TIERS, tier_of  # noqa: E402
+from common import TIERS, tier_of  # noqa: E402
 
 ORDER = ("fast", *reversed(TIERS))
 
@@ -94,7 +94,7 @@ def render(report: pathlib.Path) -> str:
     out += [f"| {t} | {tiers[t]['passed']} | {tiers[t]['failed']} | {tiers[t]['skipped']} |"
             for t in ORDER if t in tiers]
     out += ["", "Every skip, with its reason (the full run accepts only those declared in "
-            "`tests/conftest.py`):", ""] if skips else []
+            "`tests/common.py`):", ""] if skips else []
     out += [f"- {t}: {reason} ({n}×)" for (t, reason), n in sorted(skips.items())]
     more = f" and {len(failed) - 20} more" if len(failed) > 20 else ""
     out += ["", f"Failed: {', '.join(failed[:20])}{more}."] if failed else []

@@ -13,7 +13,7 @@ import re
 
 import pdfbook
 import pytest
-from conftest import in_ci
+from common import in_ci
 
 pytestmark = pytest.mark.site
 

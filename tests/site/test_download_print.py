@@ -17,7 +17,7 @@ import subprocess
 import nbformat
 import pytest
 from builtsite import NOTEBOOKS, ROOT
-from conftest import in_ci
+from common import in_ci
 
 # what a careless host sends: the notebook as JSON to show, the Markdown source as text
 SERVED_AS = {".ipynb": "application/json", ".md": "text/plain; charset=utf-8"}

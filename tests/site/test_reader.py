@@ -27,7 +27,7 @@ import statistics
 import pytest
 from browsing import AXE, NARROW, VIEWPORTS, Look, Reader
 from builtsite import ENTRIES, NOTEBOOKS, READER_PAGES, ROOT
-from conftest import in_ci
+from common import in_ci
 
 # bytes, median chapter page, files as stored: issue 9's target, and the regression guard. Held
 # since the build purges the stylesheets' unused rules and drops sphinx-design's files
