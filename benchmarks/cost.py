@@ -1,18 +1,12 @@
-"""What a test command costs, measured from outside: its wall-clock time and the CPU time of
-every process it starts, those whose parents never reap them (Chromium's) included.
+"""What a command costs, measured from outside: its wall-clock time and the CPU time of every
+process it starts, those whose parents never reap them (Chromium's) included.
 
-Usage (from the repository root, on a quiet machine)::
+Usage, on a quiet machine: .venv/bin/python benchmarks/cost.py [COMMAND ...]  (tools/test)
 
-    .venv/bin/python benchmarks/cost.py                  # tools/test
-    .venv/bin/python benchmarks/cost.py tools/test fast  # any command
-
-This process makes itself a child subreaper (Linux's prctl PR_SET_CHILD_SUBREAPER): a process
-of the command whose parent ends first is re-parented here instead of to init, and reaped here,
-so its CPU time reaches this process's children's rusage like everyone else's. The machine's
-busy time over the same interval (/proc/stat, every CPU) says how much ran besides: when it is
-well above the command's CPU time, the machine was shared and the wall-clock time is not the
-command's alone. The last measurement of each command is kept in benchmarks/cost.json, and
-book/_generated/test_cost.md (for the benchmarks page) is rendered from that file.
+This process is a child subreaper (Linux's PR_SET_CHILD_SUBREAPER): an orphan of the command
+is re-parented and reaped here, so its CPU time reaches this process's children's rusage. The
+machine's busy time meanwhile (/proc/stat) says what else ran. The last measurement of each
+command is kept in benchmarks/cost.json; book/_generated/test_cost.md is rendered from it.
 """
 
 from __future__ import annotations

@@ -1,12 +1,10 @@
-"""The verification page's part: what a full test run ran and what passed, from its JUnit report.
+"""The verification page's part: what a full test run ran and passed, from its JUnit report.
 
 Usage: python tools/verification.py _build/test-results/junit.xml > PART.md
 
-``tools/test`` runs this at the end of its full run, in the environment the tests ran in, so
-the versions it names are those that recomputed and compared every stored output;
-``tools/build-site`` copies the part into book/verification.md (``book/_generated/``), or says
-that no run is recorded. A chapter's tests are those whose parameters name it (``[gain]``,
-``[gain-cell-3]``).
+The full `tools/test` runs this in the environment the tests ran in, so the versions named are
+those that recomputed and compared every stored output; book/verification.md includes the part.
+A chapter's tests are those whose parameters name it ([gain], [gain-cell-3]).
 """
 
 from __future__ import annotations
@@ -29,20 +27,6 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 from common import TIERS, tier_of  # noqa: E402
 
-ORDER = ("fast", *reversed(TIERS))
-
-
-def chapters() -> list[str]:
-    """The chapters (notebooks) in the table of contents' order."""
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
-    files = [c["file"] for part in toc["parts"] for c in part.get("chapters", [])]
-    return [f for f in files if (ROOT / f"{f}.ipynb").exists()]
-
-
-def packages() -> list[str]:
-    """What computes the stored outputs: requirements.txt's pins and the frameworks."""
-    return [*versions.OUTPUT_PACKAGES, *versions.specs(versions.extras()["frameworks"])]
-
 
 def version(name: str) -> str:
     try:
@@ -52,63 +36,65 @@ def version(name: str) -> str:
 
 
 def git(*args: str) -> str:
-    run = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True)
-    return run.stdout.strip() if run.returncode == 0 else ""
+    return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True).stdout.strip()
 
 
 def render(report: pathlib.Path) -> str:
-    root = ElementTree.parse(report).getroot()
-    tiers: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
-    by_chapter: dict[tuple[str, str], collections.Counter] = collections.defaultdict(
-        collections.Counter)
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    chapters = [c["file"] for part in toc["parts"] for c in part.get("chapters", [])
+                if (ROOT / f"{c['file']}.ipynb").exists()]
+    names = [pathlib.Path(c).name for c in chapters]
+    count: dict[tuple[str, str], collections.Counter] = collections.defaultdict(
+        collections.Counter)  # (tier or chapter, tier) -> outcomes
     skips: collections.Counter = collections.Counter()
     failed = []
-    names = [pathlib.Path(c).name for c in chapters()]
+    root = ElementTree.parse(report).getroot()
     for case in root.iter("testcase"):
         tier = tier_of(case.get("classname", "").split("."))
-        tags = {child.tag for child in case}
-        outcome = "failed" if tags & {"failure", "error"} else \
-            "skipped" if "skipped" in tags else "passed"
-        tiers[tier][outcome] += 1
+        kinds = {child.tag: child for child in case}
+        outcome = "failed" if {"failure", "error"} & kinds.keys() else \
+            "skipped" if "skipped" in kinds else "passed"
+        count[(tier, tier)][outcome] += 1
         if outcome == "skipped":
-            skips[(tier, case.find("skipped").get("message", ""))] += 1
+            skips[f"{tier}: {kinds['skipped'].get('message')}"] += 1
         if outcome == "failed":
             failed.append(f"`{case.get('classname')}::{case.get('name')}`")
         params = re.search(r"\[(.*)\]$", case.get("name", ""))
         for name in names if params else ():
-            if re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", params.group(1)):
-                by_chapter[(name, tier)][outcome] += 1
-    suite = next(root.iter("testsuite"))
-    start = datetime.datetime.fromisoformat(suite.get("timestamp")).astimezone(datetime.UTC)
-    commit = git("rev-parse", "--short", "HEAD") or "unknown"
-    if git("status", "--porcelain", "--untracked-files=no"):
-        commit += " with uncommitted changes"
-    cpu = re.search(r"model name\s*:\s*(.*)", pathlib.Path("/proc/cpuinfo").read_text()) \
-        if pathlib.Path("/proc/cpuinfo").exists() else None
-    machine = f"{platform.machine()}, {cpu.group(1) if cpu else 'CPU unknown'}, " \
-              f"{len(os.sched_getaffinity(0))} CPUs, {platform.system()}"
+            if re.search(rf"(?<!\w){re.escape(name)}(?!\w)", params.group(1)):
+                count[(name, tier)][outcome] += 1
+    start = datetime.datetime.fromisoformat(next(root.iter("testsuite")).get("timestamp"))
+    start = start.astimezone(datetime.UTC)
+    commit = git("rev-parse", "--short", "HEAD")
+    commit += " with uncommitted changes" if git("status", "--porcelain", "-uno") else ""
+    cpu = re.findall(r"model name\s*:\s*(.*)", pathlib.Path("/proc/cpuinfo").read_text())
+    tiers = [t for t in ("fast", *reversed(TIERS)) if (t, t) in count]
     out = [f"% Generated by tools/verification.py from {report.name}: a build output.", "",
            f"The run reported here: `tools/test` started {start:%Y-%m-%d %H:%M} UTC, commit "
-           f"`{commit}`, on {machine}; Python {platform.python_version()}.", "",
+           f"`{commit}`, on "
+           f"{cpu[0] if cpu else platform.machine()} ({len(os.sched_getaffinity(0))} CPUs), "
+           f"{platform.system()}, Python {platform.python_version()}.", "",
            "| tier | passed | failed | skipped |", "|---|---|---|---|"]
-    out += [f"| {t} | {tiers[t]['passed']} | {tiers[t]['failed']} | {tiers[t]['skipped']} |"
-            for t in ORDER if t in tiers]
-    out += ["", "Every skip, with its reason (the full run accepts only those declared in "
-            "`tests/common.py`):", ""] if skips else []
-    out += [f"- {t}: {reason} ({n}×)" for (t, reason), n in sorted(skips.items())]
-    more = f" and {len(failed) - 20} more" if len(failed) > 20 else ""
-    out += ["", f"Failed: {', '.join(failed[:20])}{more}."] if failed else []
-    columns = [t for t in ORDER if any((n, t) in by_chapter for n in names)]
-    out += ["", "## Chapter by chapter", "",
-            "The tests whose parameters name the chapter, passed of run, by tier:", "",
-            "| chapter | " + " | ".join(columns) + " |", "|---" * (len(columns) + 1) + "|"]
-    for name in names:
-        cells = [f"{c['passed']} of {c.total()}" if (c := by_chapter.get((name, t))) else "–"
-                 for t in columns]
-        out.append(f"| {{doc}}`{name}` | " + " | ".join(cells) + " |")
-    out += ["", "## Versions", "", "The packages that computed the stored outputs and "
-            "recomputed them in this run:", "", "| package | version |", "|---|---|"]
-    out += [f"| {name} | {version(name)} |" for name in packages()]
+    out += [f"| {t} | {count[(t, t)]['passed']} | {count[(t, t)]['failed']} | "
+            f"{count[(t, t)]['skipped']} |" for t in tiers]
+    if skips:
+        out += ["", "Every skip with its reason (a full run accepts only those that "
+                "`tests/common.py` declares):", ""]
+        out += [f"- {reason} ({n}×)" for reason, n in sorted(skips.items())]
+    if failed:
+        out += ["", f"Failed: {', '.join(failed[:20])}"
+                + (f" and {len(failed) - 20} more." if len(failed) > 20 else ".")]
+    columns = [t for t in tiers if any((n, t) in count for n in names)]
+    out += ["", "## Chapter by chapter", "", "The tests whose parameters name the chapter, "
+            "passed of run, by tier:", "", f"| chapter | {' | '.join(columns)} |",
+            "|---" * (len(columns) + 1) + "|"]
+    out += [f"| {{doc}}`{name}` | " + " | ".join(
+        f"{c['passed']} of {c.total()}" if (c := count.get((name, t))) else "–"
+        for t in columns) + " |" for name in names]
+    out += ["", "## Versions", "", "The packages that computed the stored outputs, and "
+            "computed them again in this run:", "", "| package | version |", "|---|---|"]
+    out += [f"| {name} | {version(name)} |" for name in
+            (*versions.OUTPUT_PACKAGES, *versions.specs(versions.extras()["frameworks"]))]
     return "\n".join(out) + "\n"
 
 
