@@ -24,13 +24,14 @@ FILES = {
     "tests/slow/test_peer.py": "def test_peer(): pass\n",
     "tests/book/test_chapters.py": "import pytest\n\n@pytest.mark.parametrize('chapter', "
     "['gain', 'records'])\ndef test_run(chapter): assert chapter == 'gain'\n",
+    "tests/book/test_a.py": "def test_a(): pass\n",
 }
 
 
 def test_a_strict_run_by_tier(tmp_path):
     """`-m` selects by folder; the book tier runs first (tests/audit/, fast, would come first
-    by name); an undeclared skip fails, a declared one is a skip; and the page's part counts
-    each tier's and each chapter's outcomes."""
+    by name), in it the file with more tests; an undeclared skip fails, a declared one is a
+    skip; and the page's part counts each tier's and each chapter's outcomes."""
     for name, text in FILES.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text)
@@ -43,12 +44,13 @@ def test_a_strict_run_by_tier(tmp_path):
     ran = re.findall(r"^tests/(\S+) (PASSED|FAILED|SKIPPED)", run.stdout, re.M)
     assert ran == [("book/test_chapters.py::test_run[gain]", "PASSED"),
                    ("book/test_chapters.py::test_run[records]", "FAILED"),
+                   ("book/test_a.py::test_a", "PASSED"),
                    ("audit/test_unit.py::test_unit", "PASSED"),
                    ("audit/test_unit.py::test_missing", "FAILED"),
                    ("audit/test_unit.py::test_tf", "SKIPPED")], run.stdout
     assert "(CI, or the full tools/test): torch is not installed here" in run.stdout
     part = verification.render(tmp_path / "run.xml")
-    assert "| fast | 1 | 1 | 1 |" in part and "| book | 1 | 1 | 0 |" in part, part
+    assert "| fast | 1 | 1 | 1 |" in part and "| book | 2 | 1 | 0 |" in part, part
     assert "| {doc}`gain` | 1 of 1 |" in part and "| {doc}`records` | 0 of 1 |" in part, part
     assert "- fast: TensorFlow is not installed here (1×)" in part, part
 
