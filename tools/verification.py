@@ -28,13 +28,6 @@ sys.path.insert(0, str(ROOT / "tests"))
 from common import TIERS, tier_of  # noqa: E402
 
 
-def version(name: str) -> str:
-    try:
-        return importlib.metadata.version(name)
-    except importlib.metadata.PackageNotFoundError:
-        return "not installed"
-
-
 def git(*args: str) -> str:
     return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True).stdout.strip()
 
@@ -93,7 +86,8 @@ def render(report: pathlib.Path) -> str:
         for t in columns) + " |" for name in names]
     out += ["", "## Versions", "", "The packages that computed the stored outputs, and "
             "computed them again in this run:", "", "| package | version |", "|---|---|"]
-    out += [f"| {name} | {version(name)} |" for name in
+    installed = {d.metadata["Name"].lower(): d.version for d in importlib.metadata.distributions()}
+    out += [f"| {name} | {installed.get(name, 'not installed')} |" for name in
             (*versions.OUTPUT_PACKAGES, *versions.specs(versions.extras()["frameworks"]))]
     return "\n".join(out) + "\n"
 
