@@ -123,12 +123,12 @@ def unwitnessed(page: str, patterns: list[str]) -> list[str]:
             if not token.matches(numbers, text) and token.text not in text]
 
 
-@pytest.mark.parametrize("page", sorted(WITNESS_FILES))
-def test_markdown_page_numbers_are_in_the_files_it_describes(page):
+@pytest.mark.parametrize("markdown", sorted(WITNESS_FILES))
+def test_markdown_page_numbers_are_in_the_files_it_describes(markdown):
     """Every number the prose of a Markdown page states (the chapters' audit's tokens) is a
     value of the files the page describes: the viewports and the page-weight budget of the
     browser tests, the API's size limits, the benchmark's settings."""
-    assert unwitnessed(page, WITNESS_FILES[page]) == []
+    assert unwitnessed(markdown, WITNESS_FILES[markdown]) == []
 
 
 def test_markdown_page_audit_can_fail(tmp_path, monkeypatch):
