@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
-from conftest import ROOT
+from common import ROOT
 
 import lnbook
 

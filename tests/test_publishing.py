@@ -20,16 +20,14 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text())
 
 
-def test_licence_file_names_both_licences():
-    """Code under MIT (as pyproject declares), text and figures under CC BY 4.0."""
+def test_licences_in_the_licence_file_pyproject_and_footer():
+    """Code under MIT (as pyproject declares), text and figures under CC BY 4.0; the website's
+    footer names both and links the file."""
     text = (ROOT / "LICENSE").read_text()
     assert "MIT License" in text and "Permission is hereby granted" in text
     assert "CC BY 4.0" in text and "creativecommons.org/licenses/by/4.0" in text
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     assert project["license"] == "MIT" and project["license-files"] == ["LICENSE"]
-
-
-def test_site_footer_names_the_licences():
     footer = CONFIG["html"]["extra_footer"]
     assert "CC BY 4.0" in footer and "MIT" in footer and "LICENSE" in footer
 

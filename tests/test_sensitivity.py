@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import eps_values, finite, record_arrays
+from common import eps_values, finite, record_arrays
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp

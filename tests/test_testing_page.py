@@ -1,17 +1,14 @@
-"""The pages tell the truth about versions and files (book/testing.md most of all).
+"""The pages tell the truth about versions, files and numbers (book/testing.md most of all).
 
 Its versions table is generated from the pins (tools/versions.py writes book/_versions.md,
-which the page includes), so no hand copy exists; these tests check that the generated table is
-current, that the environment running the tests has the pinned versions installed, that the
-Python of runtime.txt is the one recorded in every chapter's metadata by the kernel that
-executed it, and that a library version any page names is the pinned one. Every file or
-command the page names must exist, so the page cannot describe tests that are gone.
+which the page includes; the verification page names the versions a run used); runtime.txt's
+Python executed every chapter; a library version any page
+names is the pinned one; every file the page names exists; every number a Markdown page states
+is a value of the files it describes.
 """
 
 from __future__ import annotations
 
-import importlib.metadata
-import importlib.util
 import pathlib
 import re
 import sys
@@ -21,47 +18,23 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PAGE = ROOT / "book" / "testing.md"
-_spec = importlib.util.spec_from_file_location("versions", ROOT / "tools" / "versions.py")
-assert _spec is not None and _spec.loader is not None
-versions = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(versions)
+# tools/versions.py; the prose audit of the chapters and its exemptions (tests/ or tests/book/)
+sys.path[:0] = [str(ROOT / "tools"), str(ROOT / "tests"), str(ROOT / "tests" / "book")]
+import versions  # noqa: E402
 
 
 def test_generated_table_is_current():
-    """book/_versions.md is exactly what tools/versions.py makes from today's pins."""
+    """book/_versions.md is what tools/versions.py makes from today's pins, and testing.md
+    includes it and types no version table of its own."""
     assert versions.TABLE.read_text() == versions.render(), (
         "book/_versions.md is stale: run python tools/versions.py")
-
-
-def test_page_includes_the_generated_table():
-    """testing.md shows the generated file, and types no version table of its own."""
     text = PAGE.read_text()
     assert re.search(r"```\{include\}\s+_versions\.md", text), "testing.md lost its include"
     assert "| Software |" not in text, "testing.md holds a hand-written versions table"
 
 
-def test_table_is_read_from_the_pins():
-    """Changing a pin changes the table: the renderer reads the files, not a copy of them."""
-    lines = ["-e .[book]", "numpy==9.9.9", "ipykernel == 1.2.3  # comment", "mpmath>=1.3"]
-    assert versions.requirement_pins(lines) == {"numpy": "9.9.9", "ipykernel": "1.2.3"}
-    assert versions.requirement_specs(["jupyter-book>=1,<2"]) == {"jupyter-book": ">=1,<2"}
-
-
-@pytest.mark.parametrize("name", versions.OUTPUT_PACKAGES)
-def test_output_packages_installed_as_pinned(name):
-    """The packages that make the stored outputs are installed here at their pinned version."""
-    pins = versions.requirement_pins((ROOT / "requirements.txt").read_text().splitlines())
-    assert pins[name] == importlib.metadata.version(name), (
-        f"requirements.txt pins {name}=={pins[name]}, installed is "
-        f"{importlib.metadata.version(name)}: reinstall (tools/setup-env) or re-pin and re-run "
-        "tools/execute.py")
-
-
 def test_python_version():
-    """runtime.txt's Python (major.minor) is the one every chapter's stored outputs ran on.
-
-    (The tests themselves may run on any Python that pyproject's requires-python admits.)
-    """
+    """runtime.txt's Python (major.minor) executed every chapter's stored outputs."""
     want = versions.python_version()
     for path in sorted((ROOT / "book").glob("*.ipynb")):
         stored = nbformat.read(path, as_version=4).metadata["language_info"]["version"]
@@ -76,19 +49,13 @@ def test_named_files_exist():
     assert not missing, f"{PAGE.name} names files that do not exist: {missing}"
 
 
-# The distribution whose installed (pinned) version a library's name in the prose refers to.
-DISTRIBUTIONS = {
-    "numpy": "numpy", "pytorch": "torch", "torch": "torch", "jax": "jax", "jaxlib": "jaxlib",
-    "flax": "flax", "keras": "keras", "matplotlib": "matplotlib", "mpmath": "mpmath",
-    "myst-nb": "myst-nb", "jupyter book": "jupyter-book", "jupyter-book": "jupyter-book",
-    "hypothesis": "hypothesis",
-}
+# the distribution a library's name in the prose means, where the two differ
+DISTRIBUTIONS = {"pytorch": "torch", "jupyter book": "jupyter-book"}
 
 
 def prose_versions() -> list[tuple[str, str, str, str]]:
     """(page, library, version, what follows) for every library version the pages' prose names
     (the pattern the prose audit exempts as a name, tests/notebook_policy.py)."""
-    sys.path.insert(0, str(ROOT / "tests"))
     import notebook_policy
 
     pattern = re.compile(notebook_policy.LIBRARY_VERSION)
@@ -109,10 +76,10 @@ def prose_versions() -> list[tuple[str, str, str, str]]:
 
 
 def test_library_versions_in_the_prose_are_the_pinned_ones():
-    """A library version named on any page is the version installed from the pins (a prefix:
-    "numpy 2.4" for 2.4.x), or a past release named with its citation in the same sentence
-    ("arrived in Keras 3.11.0 {cite:p}`...`"). Python's is runtime.txt's."""
-    found = prose_versions()
+    """A library version named on any page is its exact pin (a prefix: "numpy 2.4" for 2.4.x),
+    or a past release named with its citation in the same sentence ("arrived in Keras 3.11.0
+    {cite:p}`...`"). Python's is runtime.txt's."""
+    found, pins = prose_versions(), versions.pins()
     assert any(lib.lower() in ("pytorch", "torch") for _, lib, _, _ in found), "none found"
     wrong = []
     for page, library, version, after in found:
@@ -121,8 +88,8 @@ def test_library_versions_in_the_prose_are_the_pinned_ones():
         elif library.lower() == "openblas":
             continue  # named with the kernel it loads; tests/test_portability.py reads it
         else:
-            # the local label of a wheel (torch's "+cpu") is not part of the release
-            pinned = importlib.metadata.version(DISTRIBUTIONS[library.lower()]).split("+")[0]
+            name = DISTRIBUTIONS.get(library.lower(), library.lower())
+            pinned = pins.get(name, "no exact pin")
         same = pinned == version or pinned.startswith(version + ".")
         cited = re.match(r"[^.;]*?\{cite:[pt]\}", after) is not None
         if not (same or cited):
@@ -134,18 +101,18 @@ def test_library_versions_in_the_prose_are_the_pinned_ones():
 # notation page's unit roundoffs are formulas, checked against numpy's finfo by the formula
 # checker; a number word is found as its value)
 WITNESS_FILES = {
-    "book/testing.md": ["tests/**/*.py", "tools/*", "tools/*.py"],
-    "book/api.md": ["lnbook/*.py", "tests/test_api.py", "tests/test_hostile.py",
-                    "tests/test_contract.py"],
-    "book/benchmarks.md": ["benchmarks/*.py", "lnbook/_kernel.py", "tests/test_benchmarks.py"],
+    "book/testing.md": ["tests/**/*.py", "tools/*", "pyproject.toml"],
+    "book/api.md": ["lnbook/*.py", "tests/**/test_api.py", "tests/**/test_hostile.py",
+                    "tests/**/test_contract.py"],
+    "book/benchmarks.md": ["benchmarks/*.py", "lnbook/_kernel.py",
+                           "tests/**/test_benchmarks.py"],
     "book/notation.md": ["tests/formulas/symbols.py", "lnbook/*.py"],
     "book/intro.md": ["book/*.ipynb"],
 }
 
 
 def unwitnessed(page: str, patterns: list[str]) -> list[str]:
-    sys.path.insert(0, str(ROOT / "tests"))
-    import test_notebooks
+    import test_notebooks  # the chapters' prose audit (the book tier's)
 
     text = "\n".join(p.read_text(errors="replace") for pattern in patterns
                      for p in sorted(ROOT.glob(pattern)) if p.is_file())
@@ -156,12 +123,12 @@ def unwitnessed(page: str, patterns: list[str]) -> list[str]:
             if not token.matches(numbers, text) and token.text not in text]
 
 
-@pytest.mark.parametrize("page", sorted(WITNESS_FILES))
-def test_markdown_page_numbers_are_in_the_files_it_describes(page):
+@pytest.mark.parametrize("markdown", sorted(WITNESS_FILES))
+def test_markdown_page_numbers_are_in_the_files_it_describes(markdown):
     """Every number the prose of a Markdown page states (the chapters' audit's tokens) is a
     value of the files the page describes: the viewports and the page-weight budget of the
     browser tests, the API's size limits, the benchmark's settings."""
-    assert unwitnessed(page, WITNESS_FILES[page]) == []
+    assert unwitnessed(markdown, WITNESS_FILES[markdown]) == []
 
 
 def test_markdown_page_audit_can_fail(tmp_path, monkeypatch):

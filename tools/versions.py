@@ -1,59 +1,43 @@
 """Write book/_versions.md, the versions table of book/testing.md, from the pins themselves.
 
-Usage: python tools/versions.py          (rewrite the table)
-       python tools/versions.py --check  (exit 1 if the stored table is not what the pins give)
+Usage: python tools/versions.py   (tests/test_testing_page.py checks that the table is current)
 
-The pins live in requirements.txt (the reader's environment: the packages that compute or print
-the stored outputs, pinned exactly), runtime.txt (Python) and pyproject.toml (the `test` extra:
-the peer frameworks and linters the tests run). No hand copy of a version exists anywhere else;
-tests/test_testing_page.py regenerates the table and compares.
+The pins: requirements.txt (the reader's environment: the packages that compute or print the
+stored outputs, pinned exactly), runtime.txt (Python), pyproject.toml's extras (`frameworks`:
+the peers; `test`: the linters; `site`: the website). No version is copied anywhere else.
 """
 
 from __future__ import annotations
 
 import pathlib
 import re
-import sys
 import tomllib
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 TABLE = ROOT / "book" / "_versions.md"
-# the packages whose versions shape the stored outputs (exact pins in requirements.txt)
 OUTPUT_PACKAGES = ("numpy", "matplotlib", "matplotlib-inline", "ipykernel")
-# the tests' peers and tools, pinned in pyproject.toml's `test` extra
-TEST_PACKAGES = {
-    "torch": "PyTorch peer tests",
-    "jax": "Flax peer tests (with jaxlib)",
-    "flax": "Flax peer tests",
-    "keras": "Keras peer tests",
-    "ruff": "style check",
-    "mypy": "type check of lnbook",
-}
-SITE_PACKAGES = {"jupyter-book": "builds the website"}
+ROLES = {"torch": "PyTorch peer tests", "jax": "Flax peer tests (with jaxlib)",
+         "flax": "Flax peer tests", "keras": "Keras peer tests", "ruff": "style check",
+         "mypy": "type check of lnbook", "jupyter-book": "builds the website"}
 
 
-def requirement_pins(lines: list[str]) -> dict[str, str]:
-    """name -> version for every `name==version` (extras ignored) in requirement lines."""
-    pins = {}
-    for line in lines:
-        m = re.match(r"^\s*([A-Za-z0-9_.-]+)(?:\[[^\]]*\])?\s*==\s*([^\s;#]+)", line)
-        if m:
-            pins[m.group(1).lower()] = m.group(2)
-    return pins
+def specs(lines: list[str]) -> dict[str, str]:
+    """name -> version specifier ('==2.4.6', '>=1,<2') of each requirement line."""
+    found = (re.match(r"^\s*([A-Za-z0-9_.-]+)(?:\[[^\]]*\])?\s*([<>=!~][^;#]*)", line)
+             for line in lines)
+    return {m.group(1).lower(): m.group(2).strip() for m in found if m}
 
 
-def requirement_specs(lines: list[str]) -> dict[str, str]:
-    """name -> version specifier (e.g. '>=1,<2') for every requirement line."""
-    specs = {}
-    for line in lines:
-        m = re.match(r"^\s*([A-Za-z0-9_.-]+)(?:\[[^\]]*\])?\s*([<>=!~][^;#]*)", line)
-        if m:
-            specs[m.group(1).lower()] = m.group(2).strip()
-    return specs
+def extras() -> dict[str, list[str]]:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"]
 
 
-def extras_names(lines: list[str]) -> set[str]:
-    return set(requirement_pins(lines))
+def pins() -> dict[str, str]:
+    """name -> version of every exact pin (requirements.txt and pyproject.toml's extras)."""
+    every = specs([line for extra in extras().values() for line in extra])
+    every |= specs((ROOT / "requirements.txt").read_text().splitlines())
+    return {name: spec[2:] for name, spec in every.items() if spec.startswith("==")}
 
 
 def python_version() -> str:
@@ -64,46 +48,21 @@ def python_version() -> str:
 
 
 def render() -> str:
-    requirements = (ROOT / "requirements.txt").read_text().splitlines()
-    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
-        "optional-dependencies"]
-    reader = requirement_pins(requirements)
-    test = requirement_pins(extras["test"] + extras["frameworks"])
-    site = requirement_specs(extras["site"])
-    missing = [p for p in OUTPUT_PACKAGES if p not in reader]
-    missing += [p for p in TEST_PACKAGES if p not in test]
-    missing += [p for p in SITE_PACKAGES if p not in site]
-    if missing:
-        raise SystemExit(f"no pin found for {missing} (requirements.txt, pyproject.toml)")
+    pinned, extra_of = pins(), {}
+    for extra, lines in extras().items():
+        extra_of.update(dict.fromkeys(specs(lines), extra))
+    site = specs(extras()["site"])
     rows = [("Python", python_version(), "runs the chapters (`runtime.txt`)")]
-    rows += [(p, reader[p], "computes or prints the stored outputs (`requirements.txt`)")
+    rows += [(p, pinned[p], "computes or prints the stored outputs (`requirements.txt`)")
              for p in OUTPUT_PACKAGES]
-    rows += [(p, test[p], f"{role} (`pyproject.toml`, extra "
-                          f"`{'test' if p in extras_names(extras['test']) else 'frameworks'}`)")
-             for p, role in TEST_PACKAGES.items()]
-    rows += [(p, site[p], f"{role} (`pyproject.toml`, extra `site`)")
-             for p, role in SITE_PACKAGES.items()]
-    lines = [
-        "<!-- generated by tools/versions.py from the pins; do not edit by hand -->",
-        "| Software | Version | Role |",
-        "| --- | --- | --- |",
-    ]
+    rows += [(p, pinned.get(p) or site[p], f"{role} (`pyproject.toml`, extra `{extra_of[p]}`)")
+             for p, role in ROLES.items()]
+    lines = ["<!-- generated by tools/versions.py from the pins; do not edit by hand -->",
+             "| Software | Version | Role |", "| --- | --- | --- |"]
     lines += [f"| {name} | {version} | {role} |" for name, version, role in rows]
     return "\n".join(lines) + "\n"
 
 
-def main(argv: list[str]) -> int:
-    text = render()
-    if "--check" in argv:
-        current = TABLE.read_text() if TABLE.exists() else ""
-        if current != text:
-            print(f"{TABLE.relative_to(ROOT)} is stale: run python tools/versions.py")
-            return 1
-        return 0
-    TABLE.write_text(text)
-    print(f"wrote {TABLE.relative_to(ROOT)}")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    TABLE.write_text(render())
+    print(f"wrote {TABLE.relative_to(ROOT)}")
