@@ -4,7 +4,7 @@ central-difference witness that checks them."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -32,10 +32,7 @@ def _check_size(lead: tuple[int, ...], d: int, what: str = "the Jacobian") -> No
 
 
 @_checks.public
-def jacobian(
-    z: ArrayLike, gamma: ArrayLike | None = None, *, eps: float = EPS,
-    threads: int | None = None,
-) -> np.ndarray:
+def jacobian(z: ArrayLike, gamma: ArrayLike | None = None, *, eps: float = EPS) -> np.ndarray:
     """Input Jacobian of the core (or of the full output when ``gamma`` is given).
 
     Parameters
@@ -46,9 +43,6 @@ def jacobian(
         Gain. When given, returns ``diag(gamma) @ J``; the bias never enters.
     eps : float, optional
         Stabilizer.
-    threads : int, optional
-        Threads over independent blocks of records, as in :func:`lnbook.core` (``None``:
-        every CPU this process may run on); the bits never depend on the count.
 
     Returns
     -------
@@ -103,39 +97,31 @@ def jacobian(
     z = _checks.records(z)
     d = z.shape[-1]
     gamma = _checks.parameter(gamma, d, "gamma")
-    threads = _checks.threads(threads)
     _check_size(z.shape[:-1], d)
     u, s = _kernel.core_parts(z, eps)
     n = u.size // d
     u, s = u.reshape(n, d), s.reshape(n, 1)
     g = np.ones(d) if gamma is None else gamma
-    J = np.empty((n, d, d))
-    if d == 1:
-        J.fill(0.0)
-    elif d == 2:
+    J = np.zeros((n, d, d))
+    if d == 2:
         # J = lambda_rad P, P = [[1, -1], [-1, 1]] / 2, lambda_rad = eps / s^3
         half = _kernel.radial(s, eps) / 2
         np.multiply(half[:, :, None], g[:, None] * np.array([[1.0, -1.0], [-1.0, 1.0]]),
                     out=J)
-    else:
+    elif d > 2:
         # J_ij = delta_ij / s - 1 / (d s) - u_i u_j / (d s) = delta_ij / s - c - a_i a_j,
         # with a = u / sqrt(d s) (so a_i a_j = a_j a_i: J is symmetric bit for bit)
-        # and c = 1 / (d s)
+        # and c = 1 / (d s); a block of records at a time
         inv_s = 1.0 / s
         a = u * np.sqrt(inv_s / d)
         ga, gc, gs = -(g * a), g * (inv_s / d), g * inv_s
         step = max(1, _BLOCK // (d * d))
-
-        def build(starts: Sequence[int]) -> None:
-            with np.errstate(all="ignore"):
-                for start in starts:
-                    b = slice(start, start + step)
-                    np.multiply(ga[b, :, None], a[b, None, :], out=J[b])
-                    J[b] -= gc[b, :, None]
-                    # D(LN) = diag(gamma) J
-                    J[b].reshape(-1, d * d)[:, :: d + 1] += gs[b]
-
-        _kernel.in_parallel(build, range(0, n, step), threads)
+        for start in range(0, n, step):
+            b = slice(start, start + step)
+            np.multiply(ga[b, :, None], a[b, None, :], out=J[b])
+            J[b] -= gc[b, :, None]
+            # D(LN) = diag(gamma) J
+            J[b].reshape(-1, d * d)[:, :: d + 1] += gs[b]
     # |J_ij| <= 3 max|gamma| / s: check the entries only when that could overflow
     bound = np.abs(g).max() * 3.0 / s.min() if s.size else 0.0
     if not bound < 1e300:

@@ -77,7 +77,7 @@ def stats(z: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
 
 
 @_checks.public
-def core(z: ArrayLike, *, eps: float = EPS, threads: int | None = None) -> np.ndarray:
+def core(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
     """The normalized core of every record.
 
     Parameters
@@ -86,9 +86,6 @@ def core(z: ArrayLike, *, eps: float = EPS, threads: int | None = None) -> np.nd
         Records along the last axis.
     eps : float, optional
         Stabilizer added to the variance inside the square root; ``eps >= 0``.
-    threads : int, optional
-        Threads over independent blocks of records; ``None`` uses every CPU this process
-        may run on (``os.sched_getaffinity``). The result is bit-identical for any count.
 
     Returns
     -------
@@ -101,7 +98,7 @@ def core(z: ArrayLike, *, eps: float = EPS, threads: int | None = None) -> np.nd
         If ``eps < 0``, if ``eps == 0`` and a record is constant, or if ``z`` is invalid
         (see :func:`stats`).
     TypeError
-        If ``z`` or ``eps`` is not real numbers, or ``threads`` not an integer.
+        If ``z`` or ``eps`` is not real numbers.
 
     Notes
     -----
@@ -127,7 +124,7 @@ def core(z: ArrayLike, *, eps: float = EPS, threads: int | None = None) -> np.nd
     """
     eps = _checks.eps_value(eps)
     z = _checks.records(z)
-    return _kernel.standardize(z, eps, threads=_checks.threads(threads))
+    return _kernel.standardize(z, eps)
 
 
 @_checks.public
@@ -137,7 +134,6 @@ def layer_norm(
     beta: ArrayLike | None = None,
     *,
     eps: float = EPS,
-    threads: int | None = None,
 ) -> np.ndarray:
     """Layer normalization of every record: gain times core plus bias.
 
@@ -151,8 +147,6 @@ def layer_norm(
         Bias; omitted (``None``) means all zeros.
     eps : float, optional
         Stabilizer inside the square root.
-    threads : int, optional
-        Threads over independent blocks of records, as in :func:`core`.
 
     Returns
     -------
@@ -191,7 +185,7 @@ def layer_norm(
     d = z.shape[-1]
     gamma = _checks.parameter(gamma, d, "gamma")
     beta = _checks.parameter(beta, d, "beta")
-    return _kernel.standardize(z, eps, gamma, beta, threads=_checks.threads(threads))
+    return _kernel.standardize(z, eps, gamma, beta)
 
 
 @_checks.public

@@ -196,8 +196,8 @@ def ulp_error(
 
     ``ulp(x)`` is ``np.spacing`` of ``x`` rounded to ``dtype``: the gap to the next number
     of that format (at its largest finite number, the gap below it). The error is normwise,
-    so a tiny component is not judged by its own (tiny) ulp; a computation that rounds each
-    component once scores at most 1/2. A record
+    so a tiny component is not judged by its own (tiny) ulp; rounding each component of the
+    real-valued result once scores at most 1/2 (0 against its correctly rounded value). A record
     whose exact result is all zeros is measured in units of the smallest subnormal. See the
     :ref:`ch-floating-point`.
 
@@ -215,28 +215,30 @@ def ulp_error(
     e = _checks.records(exact, "exact")
     if c.shape != e.shape:
         raise ValueError(f"computed has shape {c.shape} but exact has shape {e.shape}")
-    unit_type = _checks.float_format(
-        dtype, allowed=(np.float16, np.float32, np.float64, np.longdouble))
-    largest = np.abs(e).max(axis=-1)
-    top = float(np.finfo(unit_type).max)
-    if (largest > top).any():
-        raise ValueError(
-            f"exact has entries of magnitude up to {float(largest.max())!r}, beyond "
-            f"{unit_type}'s largest finite number {top!r}: it has no ulp there"
-        )
-    # ulp(max_i |u_i|), in the format of dtype
-    unit = np.spacing(largest.astype(unit_type)).astype(np.float64)
-    # np.spacing of the largest finite number is inf (the gap to overflow): its ulp is its
-    # binade's, the spacing of the number just below it
-    unit = np.where(np.isinf(unit), np.spacing(np.nextafter(
-        largest.astype(unit_type), unit_type.type(0))).astype(np.float64), unit)
-    # err = max_i |c_i - u_i| / ulp
-    diff = np.abs(c - e)
-    err = diff.max(axis=-1) / unit
-    beyond = ~np.isfinite(err)
-    if beyond.any():
-        # c - u overflows float64 (c and u huge, of opposite signs): 2 |c/2 - u/2| / ulp,
-        # the halves exact at that size
-        half = np.abs(c / 2 - e / 2).max(axis=-1)
-        err = np.where(beyond, half / unit * 2, err)
-    return _checks.finite_result(err, "the error |computed - exact| in ulps")
+    fmt = _checks.float_format(dtype, allowed=(np.float16, np.float32, np.float64,
+                                               np.longdouble))
+    top = float(np.finfo(fmt).max)
+    largest = float(np.abs(e).max()) if e.size else 0.0
+    if largest > top:
+        raise ValueError(f"exact has entries of magnitude up to {largest!r}, beyond {fmt}'s "
+                         f"largest finite number {top!r}: it has no ulp there")
+    return ulps(c, e, fmt, "the error |computed - exact| in ulps")
+
+
+def ulps(c: np.ndarray, e: np.ndarray, fmt: np.dtype, what: str) -> np.ndarray:
+    """``max_i |c_i - e_i| / ulp(max_i |e_i|)`` per record, validated arrays (for
+    :func:`ulp_error` and :func:`lnbook.fp.offset_errors`); refuses an error beyond float64."""
+    largest = np.abs(e).max(axis=-1).astype(fmt)
+    # ulp(x) = np.spacing(x) in the format; at its largest finite number (where np.spacing is
+    # inf, the gap to overflow) the gap below it
+    unit = np.spacing(largest)
+    unit = np.where(np.isinf(unit), np.spacing(np.nextafter(largest, fmt.type(0))), unit)
+    # |c - u|, from halves where it overflows (c and u huge, of opposite signs)
+    diff = np.abs(c - e).max(axis=-1)
+    over = np.isinf(diff)
+    diff = np.where(over, np.abs(c / 2 - e / 2).max(axis=-1), diff)
+    # divided in the wider of the format and float64: a long double's ulp may be below
+    # float64's range (that of 0 always is)
+    wide = np.promote_types(fmt, np.float64)
+    err = (diff.astype(wide) / unit.astype(wide) * np.where(over, 2, 1)).astype(np.float64)
+    return _checks.finite_result(err, what)

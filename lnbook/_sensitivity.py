@@ -298,7 +298,8 @@ def response_slope(t: ArrayLike, *, eps: float = EPS) -> np.ndarray:
               \\\\ h'_\\varepsilon(0) &= \\varepsilon^{-1/2}. \\end{aligned}
 
     ``t`` and ``eps`` are scaled by ``2^k`` and ``4^k`` (exact) so that the power
-    neither overflows nor underflows. See :ref:`ch-epsilon`.
+    neither overflows nor underflows, and a subnormal slope is rounded once. See
+    :ref:`ch-epsilon`.
 
     Examples
     --------
@@ -308,6 +309,8 @@ def response_slope(t: ArrayLike, *, eps: float = EPS) -> np.ndarray:
     array([1.e+125])
     """
     _, s2, k = _family_scale(t, eps)
-    # h'(t) = eps / (2 t^2 / 3 + eps)^{3/2} = 2^k eps' / s'^3
-    slope = np.ldexp(np.ldexp(_checks.eps_value(eps), 2 * k) / s2**1.5, k)
+    # h'(t) = eps / (2 t^2 / 3 + eps)^{3/2} = 2^{3k} eps / s'^3, with eps = m 2^e (exact,
+    # also when eps is subnormal): one rounding into the subnormal range, at the end
+    m, e = np.frexp(_checks.eps_value(eps))
+    slope = np.ldexp(m / s2**1.5, e + 3 * k)
     return _checks.finite_result(slope, "the slope h'(t) at t (with eps)")

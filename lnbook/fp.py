@@ -24,7 +24,7 @@ from numpy.typing import ArrayLike, DTypeLike
 from . import _checks
 from ._kernel import EPS
 from ._layer import core
-from ._reference import DEFAULT_DPS, exact_records
+from ._reference import DEFAULT_DPS, exact_records, ulps
 
 __all__ = [
     "welford",
@@ -91,7 +91,8 @@ def welford(z: ArrayLike, *, dtype: DTypeLike = np.float64) -> tuple[np.ndarray,
               M_k &= M_{k-1} \\\\ &\\quad + (z_k - \\mu_{k-1})(z_k - \\mu_k), \\end{aligned}
 
     and :math:`q = M_d/d`. Only differences from the running mean are squared, so unlike
-    :math:`E[z^2] - E[z]^2` nothing of size :math:`\\mu^2` is ever subtracted
+    :math:`E[z^2] - E[z]^2` nothing of size :math:`\\mu^2` is ever subtracted. The count
+    :math:`k` is an exact integer, and each quotient by it is rounded once to ``dtype``.
     See :ref:`ch-floating-point`.
 
     References
@@ -111,16 +112,23 @@ def welford(z: ArrayLike, *, dtype: DTypeLike = np.float64) -> tuple[np.ndarray,
     m2 = np.zeros(z.shape[:-1], dtype=z.dtype)
     if not z.size:  # an empty batch: no record, nothing to loop over (its d may be huge)
         return mu, m2
-    for k in range(z.shape[-1]):
-        zk = z[..., k]
+    for k in range(1, z.shape[-1] + 1):
+        zk = z[..., k - 1]
         delta = zk - mu
         # mu_k = mu_{k-1} + (z_k - mu_{k-1}) / k
-        mu = mu + delta / z.dtype.type(k + 1)
+        mu = mu + _by_count(delta, k)
         # M_k = M_{k-1} + (z_k - mu_{k-1}) (z_k - mu_k)
         m2 = m2 + delta * (zk - mu)
     # q = M_d / d
-    q = m2 / z.dtype.type(z.shape[-1])
+    q = _by_count(m2, z.shape[-1])
     return mu, _finite_in(q, "the Welford variance")
+
+
+def _by_count(x: np.ndarray, k: int) -> np.ndarray:
+    """``x / k`` for an exact count ``k``, rounded once to the format of ``x``: float16's own
+    ``k`` would round above 2048 and overflow above 65504. (Computed in float64 and rounded
+    to float16 or float32, the quotient is the correctly rounded one, as numpy's own.)"""
+    return (x.astype(np.float64) / k).astype(x.dtype)
 
 
 @_checks.public
@@ -652,7 +660,7 @@ def offset_errors(
         exact = exact_records(z, eps, DEFAULT_DPS)
         if computed.shape != exact.shape:
             raise ValueError(f"f(z) has shape {computed.shape}; expected {exact.shape}")
-        # err = max_i |c_i - u_i| / ulp(max_i |u_i|)
-        worst[k] = (np.abs(computed - exact).max(axis=-1)
-                    / np.spacing(np.abs(exact).max(axis=-1))).max()
+        # err = max_i |c_i - u_i| / ulp(max_i |u_i|), refused beyond float64
+        worst[k] = ulps(computed, exact, np.dtype(np.float64),
+                        "the error of f(z) in ulps").max()
     return worst

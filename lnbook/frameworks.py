@@ -14,120 +14,53 @@ from numpy.typing import ArrayLike
 
 from . import _checks, _kernel
 
-__all__ = ["Convention", "CONVENTIONS", "layer_norm_variant", "convention_layer_norm"]
+__all__ = ["CONVENTIONS", "layer_norm_variant", "convention_layer_norm"]
 
 
 @dataclass(frozen=True, kw_only=True)
-class Convention:
-    """One framework's choices for the layer, as :func:`layer_norm_variant` takes them.
+class _Convention:
+    """One framework's choices: the fields of each entry of :data:`CONVENTIONS`."""
 
-    A read-only record, built with keywords only (every field is an option of the layer).
-
-    Parameters
-    ----------
-    label : str
-        The framework's name, for tables.
-    eps : float
-        The framework's default stabilizer, ``eps >= 0``.
-    ddof : int
-        Delta degrees of freedom: the variance divides by ``d - ddof``.
-    eps_inside : bool
-        ``True``: ``sqrt(var + eps)``; ``False``: ``sqrt(var) + eps``.
-    center : bool
-        ``True``: subtract the record's mean; ``False``: RMSNorm's mean square about 0.
-    fast_variance : bool
-        ``True``: the variance as ``E[z^2] - E[z]^2``, clipped at 0 (one pass).
-    params : str
-        The learned parameters by default, with the options that drop them.
-    source : str
-        The layer (or expression) that implements the convention.
-
-    Raises
-    ------
-    ValueError
-        If ``eps`` is negative or not finite, or ``ddof`` negative.
-    TypeError
-        If a field is of the wrong kind (a string, a bool, a number).
-
-    Notes
-    -----
-    The fields are the choices of :ref:`ch-frameworks`; :data:`CONVENTIONS` holds one per
-    framework, and :meth:`options` gives the keywords of :func:`layer_norm_variant`.
-
-    Examples
-    --------
-    >>> c = Convention(label="mine", eps=1e-6, ddof=1, eps_inside=False, center=True,
-    ...                fast_variance=False, params="γ, β", source="x.std(-1) + eps")
-    >>> layer_norm_variant([1.0, 2.0, 3.0], **c.options()).round(4)
-    array([-1.,  0.,  1.])
-    """
-
-    label: str
-    eps: float
-    ddof: int
-    eps_inside: bool
-    center: bool
-    fast_variance: bool
-    params: str
-    source: str
-
-    def __post_init__(self) -> None:
-        # the fields are options of the layer: checked as layer_norm_variant checks them
-        for name in ("label", "params", "source"):
-            if not isinstance(getattr(self, name), str):
-                raise TypeError(f"{name} must be a string; got {_checks.show(getattr(self, name))}")
-        object.__setattr__(self, "eps", _checks.eps_value(self.eps))
-        object.__setattr__(self, "ddof", _checks.count(self.ddof, "ddof", minimum=0))
-        for name in ("eps_inside", "center", "fast_variance"):
-            object.__setattr__(self, name, _checks.option(getattr(self, name), name))
-
-    def options(self) -> dict:
-        """The keyword arguments of :func:`layer_norm_variant` for this convention.
-
-        Returns
-        -------
-        dict
-            ``eps``, ``ddof``, ``eps_inside``, ``center`` and ``fast_variance``.
-
-        Notes
-        -----
-        ``layer_norm_variant(z, gamma, beta, **c.options())`` is the layer under ``c``; see
-        :ref:`ch-frameworks`.
-
-        Examples
-        --------
-        >>> CONVENTIONS["annotated"].options()["ddof"]
-        1
-        """
-        return {"eps": self.eps, "ddof": self.ddof, "eps_inside": self.eps_inside,
-                "center": self.center, "fast_variance": self.fast_variance}
+    label: str  # the framework's name, for tables
+    eps: float  # its default stabilizer
+    ddof: int  # the variance divides by d - ddof
+    eps_inside: bool  # sqrt(var + eps), or sqrt(var) + eps
+    center: bool  # subtract the mean, or RMSNorm's mean square about 0
+    fast_variance: bool  # the variance as E[z^2] - E[z]^2 clipped at 0
+    params: str  # the learned parameters, with the options that drop them
+    source: str  # the layer or expression that implements it
 
 
-#: The conventions the chapter :ref:`ch-frameworks` compares, by key (read-only).
-CONVENTIONS: Mapping[str, Convention] = MappingProxyType({
-    "pytorch": Convention(
+#: The conventions the chapter :ref:`ch-frameworks` compares, by key (read-only). Each entry
+#: is a frozen record with the fields ``label`` (the framework's name), ``eps`` (its default
+#: stabilizer), ``ddof`` (the variance divides by ``d - ddof``), ``eps_inside``
+#: (``sqrt(var + eps)`` or ``sqrt(var) + eps``), ``center`` (``False``: RMSNorm's mean square
+#: about 0), ``fast_variance`` (the variance as ``E[z^2] - E[z]^2`` clipped at 0),
+#: ``params`` (the learned parameters) and ``source`` (the layer that implements it).
+CONVENTIONS: Mapping[str, _Convention] = MappingProxyType({
+    "pytorch": _Convention(
         label="PyTorch", eps=1e-5, ddof=0, eps_inside=True, center=True, fast_variance=False,
         params="γ, β; bias=False: γ only; elementwise_affine=False: none",
         source="torch.nn.LayerNorm"),
-    "flax": Convention(
+    "flax": _Convention(
         label="Flax", eps=1e-6, ddof=0, eps_inside=True, center=True, fast_variance=True,
         params="γ, β (scale, bias); use_scale, use_bias",
         source="flax.linen.LayerNorm"),
-    "keras": Convention(
+    "keras": _Convention(
         label="Keras", eps=1e-3, ddof=0, eps_inside=True, center=True, fast_variance=False,
         params="γ, β; scale=False, center=False drop them",
         source="keras.layers.LayerNormalization, TensorFlow or JAX backend"),
-    "bert": Convention(
+    "bert": _Convention(
         label="TF1 / BERT", eps=1e-12, ddof=0, eps_inside=True, center=True,
         fast_variance=False,
         params="γ, β",
         source="tf.contrib.layers.layer_norm"),
-    "annotated": Convention(
+    "annotated": _Convention(
         label="Annotated Transformer", eps=1e-6, ddof=1, eps_inside=False, center=True,
         fast_variance=False,
         params="γ, β (a_2, b_2)",
         source="x.std(-1) + eps"),
-    "rmsnorm": Convention(
+    "rmsnorm": _Convention(
         label="RMSNorm", eps=float(np.finfo(np.float64).eps), ddof=0, eps_inside=True,
         center=False, fast_variance=False,
         params="γ only",
@@ -276,7 +209,7 @@ def convention_layer_norm(
 
     Notes
     -----
-    Shorthand for ``layer_norm_variant(z, gamma, beta, **CONVENTIONS[convention].options())``.
+    :func:`layer_norm_variant` with the choices of ``CONVENTIONS[convention]``.
     See :ref:`ch-frameworks`.
 
     References

@@ -92,8 +92,10 @@ def core_radius(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
 
     since :math:`\\lVert v\\rVert_2^2 = d q`. It is :math:`\\sqrt d` for ``eps = 0``, below it
     for ``eps > 0``, and depends on ``z`` only through ``q / eps``. Where the ratio
-    underflows, the length is :math:`\\sqrt{q'}/\\sqrt{q' + \\varepsilon'}` of the record scaled
-    by a power of two (about ``1e-294`` for a record of spread ``1e-300``). See
+    underflows, the length is :math:`\\sqrt{d\\,q'}/\\sqrt{q' + \\varepsilon'}` of the record
+    scaled by a power of two, :math:`2^k z` with :math:`q' = 4^k q` and
+    :math:`\\varepsilon' = 4^k \\varepsilon` (about :math:`3 \\cdot 10^{-298} \\sqrt d` for a
+    record of spread :math:`\\sqrt q = 10^{-300}` at the default ``eps = 1e-5``). See
     :ref:`ch-geometry`.
 
     Examples
@@ -102,6 +104,8 @@ def core_radius(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
     3.0
     >>> round(float(core_radius([1.0, 2.0, 3.0], eps=2 / 3) ** 2), 12)  # q = eps: half of d
     1.5
+    >>> f"{float(core_radius([1e-300, -1e-300])):.3g}"  # sqrt(2) 1e-300 / sqrt(1e-5)
+    '4.47e-298'
     """
     eps = _checks.eps_value(eps)
     z = _checks.records(z)
