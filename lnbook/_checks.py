@@ -1,13 +1,8 @@
-"""The public boundary: the one place where arguments are checked, and where every public
-function takes charge of numpy's floating-point state.
-
-The policy (book/api.md, "Exceptions"): a TypeError for a wrong kind of argument, a
-ValueError for a wrong value; the message names the parameter and shows the offending value
-or shape, cut short when it is long. No check uses ``assert`` (stripped by ``python -O``).
+"""The public boundary: where arguments are checked (book/api.md, "Exceptions": a TypeError
+for a wrong kind, a ValueError for a wrong value, naming the parameter and showing the value,
+never an ``assert``) and where public functions take charge of numpy's floating-point state.
 A result of more than ``MAX_ENTRIES`` entries is refused before anything is allocated; the
-free memory of the process is not probed. The numerical work lives in
-:mod:`lnbook._kernel`, which checks nothing.
-"""
+process's free memory is not probed."""
 
 from __future__ import annotations
 
@@ -34,9 +29,8 @@ _R = TypeVar("_R")
 
 
 def public(fn: Callable[_P, _R]) -> Callable[_P, _R]:
-    """Run ``fn`` with numpy's warnings off: a caller's ``np.errstate(all="raise")`` neither
-    raises inside lnbook nor changes a result (over- and underflow that matter are found by
-    :func:`finite_result`)."""
+    """Run ``fn`` with numpy's warnings off (a caller's ``np.errstate`` changes nothing; the
+    over- and underflows that matter are found by :func:`finite_result`)."""
 
     @functools.wraps(fn)
     def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
@@ -98,11 +92,8 @@ def _first(bad: Callable[[np.ndarray], np.ndarray], arr: np.ndarray) -> tuple[in
 
 
 def as_float64(x: ArrayLike, name: str) -> tuple[np.ndarray, np.dtype]:
-    """``x`` as a C-contiguous float64 array of finite numbers, and the input's float dtype
-    (float64 for integers). Refused: masked arrays, booleans, complex numbers, strings and
-    Python objects (TypeError); ragged nests, integers beyond 2**53, long doubles that
-    float64 would round, NaN and infinities (ValueError). C order makes every sum along the
-    last axis numpy's pairwise one."""
+    """``x`` as a C-contiguous float64 array of finite numbers (so every sum along the last
+    axis is numpy's pairwise one), and the input's float dtype (float64 for integers)."""
     unmasked(x, name)
     if isinstance(x, (str, bytes)) or x is None:
         raise TypeError(f"{name} must be a real array of numbers; got {show(x)}")
@@ -173,9 +164,7 @@ def finite(arr: np.ndarray, name: str) -> None:
 
 
 def real(value: object, name: str) -> float:
-    """A real number as a float64: a TypeError for anything else (a bool, a string, a complex
-    number, an array, a Fraction or a Decimal), a ValueError for NaN, infinities and numbers
-    that float64 would round."""
+    """A finite real number (not a bool, a Fraction or a Decimal) that float64 holds exactly."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(
             value, (int, float, np.integer, np.floating)):
         raise TypeError(f"{name} must be a real number (int or float; convert a Fraction or "
@@ -209,8 +198,7 @@ def positive(value: object, name: str) -> float:
 
 
 def count(value: object, name: str, minimum: int = 1, maximum: int | None = None) -> int:
-    """A whole number in ``[minimum, maximum]``: a TypeError for a float (even ``2.0``), a
-    string or a bool, a ValueError for one out of range."""
+    """A whole number in ``[minimum, maximum]`` (a float, even ``2.0``, is a TypeError)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer; got {show(value)}")
     number = operator.index(value)
@@ -325,8 +313,7 @@ def same_shape(g: ArrayLike, z: np.ndarray, name: str = "g") -> np.ndarray:
 
 
 def weights(a: ArrayLike) -> np.ndarray:
-    """Centering weights: a 1-d, non-negative float64 vector summing to 1, judged in the
-    input's own precision (``d`` roundings of the entries, each at most an ulp of 1)."""
+    """Centering weights: a non-negative vector summing to 1 in the input's own precision."""
     arr, dtype = as_float64(a, "a")
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"a must be a non-empty vector of shape (d,); got shape {arr.shape}")
@@ -354,8 +341,7 @@ def fits(entries: int, what: str, hint: str = "") -> None:
 
 
 def finite_result(arr: np.ndarray, what: str) -> np.ndarray:
-    """Refuse a result that over- or underflowed its format into inf or NaN, saying what did
-    and in which format (float64 unless ``arr`` is a narrower float)."""
+    """Refuse a result that over- or underflowed its format into inf or NaN."""
     if _first(lambda b: ~np.isfinite(b), np.asarray(arr)) is not None:
         fmt = np.dtype(arr.dtype) if np.issubdtype(arr.dtype, np.floating) else np.dtype(float)
         raise ValueError(f"{what} is not finite in {fmt.name} (overflow or underflow: its "

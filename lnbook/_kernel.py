@@ -6,24 +6,17 @@ floating-point state: the public functions run with every warning off (``_checks
 and over- and underflow are detected by the results' checks. Arrays arrive as C-contiguous
 float64 with the records on the last axis. Everything runs on the calling thread.
 
-Symbols: a record ``z`` has ``d`` features; ``mu`` is its mean, ``v = z - mu 1`` its
-centered part, ``q = |v|^2 / d`` its population variance, ``eps`` the stabilizer and
-``s = sqrt(q + eps)`` the stabilized scale; ``gamma`` and ``beta`` are the gain and bias.
+Symbols as in :mod:`lnbook._layer`; ``s = sqrt(q + eps)`` is the stabilized scale.
 
 Range. A record whose spread is tiny (``q`` below ``2**-1021``, where squares lose bits to
-underflow) or huge (``q`` or ``q + eps`` overflows) is first multiplied by a power of two
-``2**k``, which is exact, so that its largest entry is near 1. Its statistics are then
-``mu' = 2**k mu``, ``v' = 2**k v`` and ``q' = 4**k q``, and the stabilizer becomes
-``eps' = 4**k eps`` (``2**k eps`` when eps sits outside the root). ``k`` is capped so that
-``eps'`` stays below ``2**1000``: a finite, exact product whenever it is a normal number.
-When ``eps'`` is subnormal it may be inexact (a power of two times a subnormal is exact
-when it grows), but then ``k < 0`` (a record scaled down, its largest entry in [1/2, 1)) and
-``q' >= 2**-108 / d`` (two different entries differ by an ulp at least), so the error of
-``eps'``, below ``2**-1074``, is far below an ulp of ``q' + eps'``. When the cap binds,
-``eps'`` dominates ``q'`` by a factor of ``2**500`` and ``z'`` stays a normal number unless
-the core underflows anyway. Since scaling by ``2**k`` commutes with every rounding between
-over- and underflow, records inside the range get the same bits either way; records outside
-it get the correctly scaled answer instead of a wrong one.
+underflow) or huge (``q`` or ``q + eps`` overflows) is first multiplied by ``2**k`` (exact)
+so that its largest entry is near 1: ``mu' = 2**k mu``, ``v' = 2**k v``, ``q' = 4**k q``,
+``eps' = 4**k eps`` (``2**k eps`` outside the root). ``k`` is capped so that ``eps'`` stays
+below ``2**1000``, finite and exact when normal. A subnormal ``eps'`` may be inexact, but then
+``k < 0`` and ``q' >= 2**-108 / d`` (two different entries differ by an ulp), so its error,
+below ``2**-1074``, is far below an ulp of ``q' + eps'``; when the cap binds, ``eps'``
+dominates ``q'`` by ``2**500``. Scaling by ``2**k`` commutes with every rounding between over-
+and underflow, so records inside the range get the same bits either way.
 """
 
 from __future__ import annotations
@@ -179,17 +172,13 @@ def moments(rows: np.ndarray, eps: float, out: np.ndarray | None = None, *, cent
 def denominator(q: np.ndarray, k: np.ndarray, eps: float, *, eps_inside: bool = True,
                 lead: tuple[int, ...] = (), start: int = 0, unit: str = "record",
                 center: bool | None = True) -> np.ndarray:
-    """The scaled stabilized scale ``s' = 2**k s``, with ``s = sqrt(q + eps)``.
-
-    With ``eps_inside=False`` it is ``2**k (sqrt(q) + eps)``. Raises THE zero-denominator
-    error (naming the record by its index in ``lead``; ``start``: the first row's flat index)
-    when ``eps = 0`` and a record has zero spread. A constant record scaled down (``q' = 0``
-    with ``k < 0``: a record scaled down has its largest entry in [1/2, 1), and if it is not
-    constant two entries differ by an ulp of that at least, so ``q' > 0``) is given ``k = 0``
-    back, in place, and its true ``s = sqrt(eps)`` (``eps`` outside the root): its ``v' = 0``
-    does not depend on the scale, while its ``eps' = 4**k eps`` may be subnormal, inexact, or
-    0. (A record scaled up may have ``q' = 0`` without being constant, when the cap on k
-    binds and its squares underflow; its ``s'`` is right as it is.)
+    """The scaled stabilized scale ``s' = 2**k s``, ``s = sqrt(q + eps)`` (or
+    ``sqrt(q) + eps`` with ``eps_inside=False``); THE zero-denominator error, naming the record
+    by its index in ``lead`` (``start``: the first row's flat index), when ``eps = 0`` and a
+    record has zero spread. A constant record scaled down (``q' = 0`` with ``k < 0``: a record
+    scaled down that is not constant has ``q' > 0``) is given ``k = 0`` back, in place, and
+    its true ``s = sqrt(eps)``: its ``v' = 0`` needs no scale, while its ``eps' = 4**k eps``
+    may be inexact or 0.
     """
     scaled = k.any()  # (most blocks: none is, and eps' = eps)
     if eps_inside:
@@ -202,11 +191,9 @@ def denominator(q: np.ndarray, k: np.ndarray, eps: float, *, eps_inside: bool = 
     if zero.size:
         if eps == 0:
             raise zero_spread_error(_index(start + int(zero[0]), lead), unit, center)
-        # a constant record scaled down: v' = 0 at any scale, so unscaled: s = sqrt(0 + eps)
-        # (or 0 + eps), u = 0
-        # (where eps >= 2^_EPS_EXP the cap on k may scale down a record that is not constant
-        # until its squares underflow, q' = 0; its eps' = 4^k eps is then a normal float, exact,
-        # and s' is right as it is: only a record whose eps' is inexact is given k = 0)
+        # a constant record scaled down: v' = 0 at any scale, so s = sqrt(0 + eps), u = 0
+        # (where eps >= 2^_EPS_EXP the cap on k may scale down a non-constant record until
+        # q' = 0; its eps' is then normal and exact, and s' right as it is)
         scale = k.reshape(s.shape)
         kz = scale.ravel()[zero]
         down = kz < 0
@@ -266,29 +253,6 @@ def core_parts(z: np.ndarray, eps: float) -> tuple[np.ndarray, np.ndarray]:
     return u.reshape(z.shape), s.reshape(z.shape[:-1] + (1,))
 
 
-def forward(z: np.ndarray, eps: float, gamma: np.ndarray | None = None,
-            beta: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The layer, and what its backward pass needs: ``(y, u, s)``.
-
-    ``y = gamma ⊙ u + beta`` with the core ``u`` and the scale ``s`` (..., 1) of
-    :func:`core_parts`, computed once; the bits of ``y`` are :func:`standardize`'s (the same
-    statistics, ``v / s``, then the gain and the bias).
-    """
-    u, s = core_parts(z, eps)
-    y = u if gamma is None else u * gamma
-    if beta is not None:
-        y = y + beta
-    if gamma is None and beta is None:
-        y = y.copy()
-    bad = np.flatnonzero(~np.isfinite(y.reshape(-1, z.shape[-1])).all(axis=-1))
-    if bad.size:
-        raise ValueError(
-            f"the output gamma ⊙ u + beta of record {_index(int(bad[0]), z.shape[:-1])} "
-            "overflows float64 (a gain or bias too large); rescale gamma or beta"
-        )
-    return y, u, s
-
-
 def _exponent(x: np.ndarray) -> int:
     """e with max|x| = m 2^e, m in [1/2, 1) (0 for an all-zero x)."""
     return int(np.frexp(np.abs(x).max())[1]) if x.size else 0
@@ -341,30 +305,34 @@ def mean_square_ratio(z: np.ndarray, eps: float, *, root: bool = False) -> np.nd
         ratio = np.divide(q, s2, out=np.zeros_like(q), where=q > 0)
         if root:
             # |u| = sqrt(d q' / (q' + eps')); where the ratio underflows its root need not:
-            # ||v'|| / sqrt(q' + eps'), with ||v'|| = 2^e ||2^-e v'|| (q' itself may be
-            # subnormal, even 0, when the cap on k binds)
+            # ||v'|| / sqrt(q' + eps') (q' itself may be subnormal, even 0, when the cap on k
+            # binds)
             ratio = np.sqrt(d * ratio)
             low = np.flatnonzero(ratio < 2.0**-500)
-            low = low[(v[low] != 0).any(axis=-1)]
             if low.size:
-                _, e = np.frexp(np.abs(v[low]).max(axis=-1))
-                norm = np.ldexp(np.sqrt(np.square(np.ldexp(v[low], -e[:, None])).sum(-1)), e)
-                ratio[low] = (norm / np.sqrt(s2[low].ravel()))[:, None]
+                ratio[low] = (norm(v[low]) / np.sqrt(s2[low].ravel()))[:, None]
         out[b] = ratio.ravel()
     return out.reshape(z.shape[:-1])
 
 
-def _bufsize(d: int, bufsize: int) -> int:
-    """numpy's buffer size for the layer's passes over records of length ``d``.
+def norm(x: np.ndarray) -> np.ndarray:
+    """``||x||`` along the last axis, safe from the squares' over- and underflow: where the
+    largest ``|x_i|`` is below ``2**-500`` or the norm overflows, ``2^e ||2^-e x||``."""
+    out = np.atleast_1d(np.linalg.norm(x, axis=-1))
+    top = np.atleast_1d(np.abs(x).max(axis=-1))
+    bad = ~np.isfinite(out) | ((top > 0) & (top < 2.0**-500))
+    if bad.any():
+        _, e = np.frexp(top[bad])
+        xb = np.ldexp(x.reshape(-1, x.shape[-1])[bad.ravel()], -e[:, None])
+        out[bad] = np.ldexp(np.sqrt(np.square(xb).sum(axis=-1)), e)
+    return out.reshape(x.shape[:-1])
 
-    numpy's iterator is slow when a buffer spans several records and an operand is
-    broadcast across them (the per-record statistics (n, 1), the gain (d,)); with buffers
-    no longer than a record, measured on (4096, 1024) with numpy 2.4: subtracting the mean
-    2.4 -> 1.3 ms, dividing by s 2.7 -> 1.9 ms, multiplying by gamma 1.9 -> 1.4 ms. The
-    bits do not change: elementwise passes are correctly rounded whatever the buffers, and
-    numpy sums a contiguous float64 row the same way whatever the buffer size (a test
-    checks both).
-    """
+
+def _bufsize(d: int, bufsize: int) -> int:
+    """numpy's buffer size for the layer's passes over records of length ``d``: no longer
+    than a record, where numpy's iterator is slow with buffers spanning records and a
+    broadcast operand (on (4096, 1024): subtracting the mean 2.4 -> 1.3 ms, dividing by s
+    2.7 -> 1.9 ms). The bits do not change (tests/test_normalize.py checks it)."""
     # a multiple of 16 (numpy's rule); short records were as fast with the default
     return min(bufsize, d - d % 16) if d >= 256 else bufsize
 
@@ -372,13 +340,9 @@ def _bufsize(d: int, bufsize: int) -> int:
 def _block(rows: np.ndarray, y: np.ndarray, eps: float, gamma: np.ndarray | None,
            beta: np.ndarray | None, start: int, lead: tuple[int, ...], options: dict,
            unit: str, check: bool, scratch: np.ndarray) -> None:
-    """One block of the layer, in place in ``y``: ``gamma ⊙ v / s + beta``.
-
-    One routine for every record and option. (A twin for the common case, which skipped the
-    rescaling's bookkeeping in fewer numpy calls, gave the same bits and saved about 3 % of
-    the CPU time of (4096, 1024) on one thread: 15.38 against 15.92 ms, best of 60 runs each,
-    interleaved, on a 2-core EPYC; not enough to keep two copies of the formula.)
-    """
+    """One block of the layer, in place in ``y``: ``gamma ⊙ v / s + beta``. (A twin for the
+    common case, without the rescaling's bookkeeping, saved 3 % of the CPU time: not enough
+    to keep two copies of the formula.)"""
     _, v, q, k = moments(rows, eps, out=y, center=options["center"], ddof=options["ddof"],
                          eps_inside=options["eps_inside"], fast=options["fast"],
                          scratch=scratch)

@@ -37,7 +37,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import lnbook
-from lnbook import figures, fp, frameworks, geometry, transformer
+from lnbook import fp, frameworks, geometry, transformer
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 NAMESPACES = ["lnbook", "lnbook.fp", "lnbook.frameworks", "lnbook.geometry",

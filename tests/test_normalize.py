@@ -141,8 +141,8 @@ def test_blocks_and_buffers_keep_the_bits(monkeypatch, d):
     """The layer runs over blocks of records with numpy buffers of at most one record; with
     blocks of 4 records (a constant one among them, which takes the rescaling path) and
     numpy's default buffers it gives the same bits, equal to one plain numpy formula over
-    the whole array (the corrected two-pass); the kernel's forward (a residual stack's
-    LayerNorm, which keeps u and s) too; the caller's buffer size is left as it was."""
+    the whole array (the corrected two-pass); the kernel's core and scale for the derivatives
+    (and a residual stack's LayerNorm) too; the caller's buffer size is left as it was."""
     rng = np.random.default_rng(15)
     z = rng.normal(size=(13, d)) * 3 + 1e4
     z[5] = 7.0
@@ -156,8 +156,8 @@ def test_blocks_and_buffers_keep_the_bits(monkeypatch, d):
     v = w - w.mean(axis=-1, keepdims=True)
     plain = gamma * (v / np.sqrt((v * v).mean(axis=-1, keepdims=True) + lnbook.EPS)) + beta
     assert np.array_equal(whole[5], beta) and np.allclose(whole, plain, rtol=0, atol=1e-12)
-    y, u, s = _kernel.forward(z, lnbook.EPS, gamma, beta)
-    assert np.array_equal(y, whole) and np.array_equal(u, lnbook.core(z))
+    u, s = _kernel.core_parts(z, lnbook.EPS)
+    assert np.array_equal(u * gamma + beta, whole) and np.array_equal(u, lnbook.core(z))
     assert np.array_equal(s[..., 0], np.sqrt(lnbook.stats(z)[1] + lnbook.EPS))
 
 

@@ -95,7 +95,8 @@ def test_verdicts_follow_the_data():
     page = render.render(data)
     assert f"| {race['name']} | 300× | 200× | 50.0× | 200× | ≥ 100× | **met** |" in page
     race["result"]["median"] = 50.0
-    race["other processes' CPU"]["cores"] = 0.37
+    for r in render.races(data["results"]):
+        r["other processes' CPU"]["cores"] = 0.37 if r is race else 0.02
     page = render.render(data)
     assert f"{race['name']} (50.0×, target ≥ 100×)" in page.split("Not met")[1].split("\n")[0]
     assert f"other processes used 0.37 cores during the race {race['name']}" in page

@@ -31,7 +31,7 @@ import numpy as np
 import pytest
 
 import lnbook
-from lnbook.frameworks import CONVENTIONS, convention_layer_norm, layer_norm_variant
+from lnbook.frameworks import CONVENTIONS, convention_layer_norm
 from lnbook.transformer import init_blocks, residual_backward, rms_jacobian
 
 RNG_SEED = 20240611
