@@ -185,7 +185,8 @@ def test_welford_beats_one_pass_on_offset_data():
 def test_pairwise_sum_is_np_sum_bit_for_bit(dtype):
     """The emulated order reproduces np.sum and np.mean (times d) along the last axis exactly."""
     rng = np.random.default_rng(8)
-    for d in list(range(1, 140, 3)) + [255, 256, 257, 768, 1000, 4096]:
+    # every length below 8 (one by one), 8 to 128 (eight accumulators), beyond (halves)
+    for d in [*range(1, 18), 63, 64, 65, 127, 128, 129, 136, 255, 256, 257, 768, 1000, 4096]:
         x = (rng.standard_normal((2, d)) * 10 ** rng.uniform(-2, 2, (2, d))).astype(dtype)
         x = x + dtype(100)
         if dtype is np.float16:  # keep the sums of 4096 terms below float16's maximum 65504
