@@ -72,3 +72,5 @@ def test_weights_sum_to_one_in_their_own_format():
         lnbook.weighted_centering_matrix(np.array([0.5, 0.5 + 1e-6], dtype=np.float32))
     with pytest.raises(ValueError, match=r"non-negative; got a\[1\] = -0\.5"):
         lnbook.weighted_centering_matrix([1.5, -0.5])
+    with pytest.raises(ValueError, match=r"sum to 1; got sum\(a\) = inf"):  # fsum overflows
+        lnbook.weighted_centering_matrix([1e308, 1e308])

@@ -602,7 +602,8 @@ HOSTILE = {
     "int": [2.5, -1, 0, True, "3", None, 2**70, np.float64(2.0), -(2**70)],
     "bool": ["False", 1, None, 0.5, np.float64(0.0)],
     "str": [None, 1, "unknown", ["pre"]],
-    "seq": [[], "abc", [2.5], [-1], None, [math.nan], [True], 3],
+    "seq": [[], "abc", [2.5], [-1], None, [math.nan], [True], 3,
+            np.ma.masked_array([0.1, 0.2], [0, 1])],
     "dict": [[], None, {"x": 1}, "results", {}],
     "callable": [None, 1, "f"],
     "tuple": [(True,), (0.5,), (10**9,), 3, None, (0, 0, 0, 0)],
@@ -685,16 +686,20 @@ EXTREMES = [
     ([3e-162, 1e-162, 0.0], 0.0, False),  # RMSNorm's
     ([1e-170, 0.0], 0.0, False),
     ([1e200, -3e200], 1e-5, False),
+    ([5e-324, 0.0], 1e-5, True),  # a subnormal spread: the ratio q / (q + eps) underflows
+    ([0.0, 1e-310], 1e-5, True),
 ]
 
 
 @pytest.mark.parametrize(("z", "eps", "center"), EXTREMES)
 def test_extreme_magnitudes_against_exact_core(z, eps, center):
     """At the ends of float64's range the core is within 2 ulps of the correctly rounded
-    core (exact_core against a 60-digit mpmath core), and the Jacobian's eigenvalues within
-    a few rho of mpmath's."""
+    core (exact_core against a 60-digit mpmath core), and the output, the Jacobian's
+    eigenvalues and the core's length within a few rho of mpmath's."""
     exact = lnbook.exact_core(z, eps=eps, center=center)
-    assert np.array_equal(exact, mp_core(z, eps, center=center))
+    # (mpmath's float() of a subnormal may round twice: within one ulp there)
+    assert ulps(exact, mp_core(z, eps, center=center)) <= (1 if np.abs(exact).max() < 2.0**-1022
+                                                           else 0)
     got = lnbook.core(z, eps=eps) if center else lnbook.rms_norm(z, eps=eps)
     assert ulps(got, exact) <= 2, (got, exact)
     if center:
@@ -816,6 +821,8 @@ def test_results_that_overflow_are_refused(call, what):
     (lambda: lnbook.core(np.broadcast_to(np.arange(3.0), (2**31, 3))), "z of shape"),
     (lambda: lnbook.response(np.broadcast_to(1.0, (2**32,))), "t of shape"),
     (lambda: geometry.radial_profile([1.0], 10**400), "401 digits"),
+    (lambda: lnbook.centering_matrix(10**400), "401 digits"),
+    (lambda: lnbook.central_difference_jacobian(lambda z: z, np.arange(1e5)), "d = 100000"),
 ])
 def test_sizes_that_cannot_fit_are_refused_before_allocating(call, name):
     """A result of more than 2**31 float64 entries is refused before anything near its size
@@ -854,6 +861,36 @@ def test_the_working_copies_of_the_layer_stay_small(shape):
     v = w - np.add.reduce(w, axis=-1, keepdims=True) / d
     assert np.array_equal(q, np.add.reduce(v * v, axis=-1) / d)
     assert np.array_equal(u, v / np.sqrt(q[..., None]))
+
+
+BAD_EPS = [(-1e-5, ValueError), (math.nan, ValueError), (10**400, ValueError),
+           (2**53 + 1, ValueError), ("1e-5", TypeError), (True, TypeError),
+           (Fraction(1, 3), TypeError)]
+BAD_COUNTS = [2.5, 2.0, True, "3", np.float64(3.0), 3 + 0j]
+
+
+@pytest.mark.parametrize("name", [n for n, fn in CALLABLES.items() if any(
+    p.name == "eps" or str(p.annotation).startswith("int")
+    for p in inspect.signature(fn).parameters.values())])
+def test_every_eps_and_every_count_is_checked(name):
+    """In a valid call, an eps that is no finite non-negative float64 (or one it would round)
+    is a ValueError, one that is no real number a TypeError; a count that is a float (even
+    2.0), a bool, a string or complex is a TypeError: each naming the parameter."""
+    fn = CALLABLES[name]
+    params = inspect.signature(fn).parameters
+    counts = [p for p in params if str(params[p].annotation).startswith("int")]
+
+    @settings(max_examples=1, deadline=None, database=None)
+    @given(st.data())
+    def run(data):
+        kw = valid_call(data, name, fn)
+        for bad, kind in BAD_EPS if "eps" in params else []:
+            refused(kind, "eps", lambda bad=bad: fn(**{**kw, "eps": bad}))
+        for p in counts:
+            for bad in BAD_COUNTS:
+                refused(TypeError, p, lambda p=p, bad=bad: fn(**{**kw, p: bad}))
+
+    run()
 
 
 def test_a_callers_errstate_never_changes_a_result():

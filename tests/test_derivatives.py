@@ -163,3 +163,8 @@ def test_central_differences():
         lnbook.central_difference_jacobian(np.sin, [1.0], tau=1e-20)
     with pytest.raises(ValueError, match=r"z \+ tau or z - tau overflows"):
         lnbook.central_difference_jacobian(np.sin, [1e308], tau=1e308)
+    # tau = 1e308 moves z and stays in range, but 2 tau overflows: (f+ - f-) / tau / 2
+    z, f = np.array([1.0, 2.0, 4.0]), lambda x: lnbook.core(x, eps=1.0)
+    got = lnbook.central_difference_jacobian(f, z, tau=1e308)
+    want = np.stack([(f(z + 1e308 * e) - f(z - 1e308 * e)) / 1e308 / 2 for e in np.eye(3)], -1)
+    assert np.array_equal(got, want) and np.abs(got).max() > 1e-309

@@ -196,6 +196,14 @@ def test_pairwise_sum_is_np_sum_bit_for_bit(dtype):
             assert np.array_equal(pairwise_sum(x) / d, np.mean(x, axis=-1)), d
 
 
+def test_pairwise_sum_of_negative_zeros_is_numpys_plus_zero():
+    """numpy's reduction starts from add's identity, +0: a sum of negative zeros is +0."""
+    for dtype in (np.float16, np.float32, np.float64):
+        z = np.full((2, 9), -0.0, dtype=dtype)
+        assert pairwise_sum(z).tobytes() == np.sum(z, axis=-1).tobytes()
+        assert not np.signbit(pairwise_sum(z)).any()
+
+
 def _count_depth(d):
     """Independent count: add sets of term indices along numpy's order, track roundings."""
     depth = np.zeros(d, dtype=int)

@@ -47,3 +47,12 @@ def test_radial_profile_slope_is_the_radial_eigenvalue():
              * np.sign(r - tau)) / (2 * tau)
     s = np.sqrt(r**2 / d + eps)
     np.testing.assert_allclose(slope, eps / s**3, rtol=1e-7)
+
+
+def test_radial_profile_takes_any_count_and_no_negative_length():
+    """d = 2**70 (beyond int64) is a count like any: r / sqrt(r^2/d + eps); a negative length
+    is refused, naming r."""
+    assert radial_profile([1.0, 3.0], 2**70, eps=1.0).tolist() == [
+        1.0 / np.sqrt(1.0 / 2**70 + 1.0), 3.0 / np.sqrt(9.0 / 2**70 + 1.0)]
+    with pytest.raises(ValueError, match=r"lengths r must be non-negative"):
+        radial_profile([-1.0], 3)

@@ -186,6 +186,12 @@ def test_the_first_refusal_is_the_first_record(monkeypatch):
     (lambda: lnbook.core([2**62 + 1, 0.5]), ValueError, r"beyond 2\*\*53"),
     (lambda: lnbook.core(np.array([1, 2], dtype=np.longdouble) / 3), ValueError,
      r"float64 would round: z\[0\]"),
+    (lambda: lnbook.layer_norm([[1, 2], [3, 4]], [2.0]), ValueError, r"gamma must have shape"),
+    (lambda: lnbook.input_grad([[1, 2], [3, 4]], [1, 2]), ValueError, r"g must have the shape "
+                                                                      r"of z, \(2, 2\)"),
+    (lambda: lnbook.amplification([[1, 2]], [[[1, 2]]]), ValueError, r"delta must have the"),
+    (lambda: lnbook.core([1, 2], eps=2**53 + 1), ValueError, r"eps = 9007199254740993 would be "
+                                                             r"rounded"),
     (lambda: lnbook.core(["1", "2"]), TypeError, r"z must be a real array .*got strings"),
     (lambda: lnbook.core([True, 2.0]), TypeError, r"z must hold numbers, not booleans"),
     (lambda: lnbook.core([1, 2], eps="0.1"), TypeError, r"eps must be a real number"),

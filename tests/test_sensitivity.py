@@ -108,3 +108,12 @@ def test_response_limits_and_slope():
         assert np.allclose(slope, fd, rtol=1e-6)
         assert slope.max() == slope[20] == eps**-0.5
     assert lnbook.response_slope([0.0], eps=1e-250)[0] == pytest.approx(1e125, rel=4e-16)
+    # at eps = 0, h(t) = sqrt(3/2) sign(t) for every t != 0, subnormal ones too
+    assert np.allclose(lnbook.response([5e-324, -1e-310], eps=0), [1.5**0.5, -(1.5**0.5)],
+                       rtol=1e-15, atol=0)
+
+
+def test_a_delta_that_rounds_away_is_refused():
+    """z + delta == z would give a ratio of 0, not the amplification (about 1 there)."""
+    with pytest.raises(ValueError, match=r"delta is below the spacing of z"):
+        lnbook.amplification([1.0, 2.0, 3.0], [5e-324, 0.0, 0.0])

@@ -126,6 +126,16 @@ def test_rms_jacobian_finite_differences_and_eigenpairs():
     np.testing.assert_allclose(J @ w, w / r, rtol=1e-12, atol=1e-15)
 
 
+def test_rms_jacobian_of_one_feature_is_its_radial_eigenvalue():
+    """With d = 1 the Jacobian is eps / r^3 (1/r - z^2/r^3 would cancel to 7 digits), mpmath's."""
+    import mpmath
+
+    for z, eps in ((0.7, 1e-12), (1e-5, 1e-300), (3.0, 1.0)):
+        with mpmath.workdps(60):
+            exact = float(mpmath.mpf(eps) / (mpmath.mpf(z) ** 2 + mpmath.mpf(eps)) ** 1.5)
+        assert abs(rms_jacobian([z], eps=eps)[0, 0] - exact) <= 4 * np.spacing(exact)
+
+
 def test_rms_jacobian_by_hand_and_layer_norm_link():
     """z = (3, 4), eps = 0: r^2 = 12.5, r^3 J = 12.5 I - z z^T / 2; and J_LN(z) = J_rms(Pz) P."""
     np.testing.assert_allclose(rms_jacobian([3.0, 4.0], eps=0) * 12.5**1.5,
