@@ -184,10 +184,10 @@ def input_grad(z: ArrayLike, g: ArrayLike, gamma: ArrayLike | None = None, *,
               = \\frac{1}{s}\\Big(\\tilde g - \\overline{\\tilde g}\\,\\mathbf 1
               - u\\, \\overline{u \\odot \\tilde g}\\Big).
 
-    For ``d = 2`` it is computed as :math:`(\\varepsilon/s^3) P \\tilde g` (no cancellation when
-    :math:`\\tilde g \\parallel v`). ``g`` and ``gamma`` are first scaled by powers of two
-    (exact; ``J`` is linear in them), so :math:`\\gamma \\odot g` beyond float64 does not
-    overflow unless the gradient does. See :ref:`ch-jacobian`.
+    For ``d = 2``, :math:`J = (\\varepsilon/s^3) P`, and the gradient is computed in that form
+    (no cancellation when :math:`\\tilde g \\parallel v`). ``g`` and ``gamma`` are first
+    scaled by powers of two (exact; ``J`` is linear in them), so :math:`\\gamma \\odot g`
+    beyond float64 does not overflow unless the gradient does. See :ref:`ch-jacobian`.
 
     Examples
     --------

@@ -86,8 +86,9 @@ def lipschitz_bound(gamma: ArrayLike | None = None, *, eps: float = EPS) -> floa
 
     Notes
     -----
-    .. math:: \\lVert \\mathrm{LN}(z) - \\mathrm{LN}(z') \\rVert_2
-              \\le \\frac{\\max_i |\\gamma_i|}{\\sqrt\\varepsilon} \\lVert z - z' \\rVert_2
+    .. math:: \\begin{aligned} &\\lVert \\mathrm{LN}(z) - \\mathrm{LN}(z') \\rVert_2 \\\\
+              &\\le \\frac{\\max_i |\\gamma_i|}{\\sqrt\\varepsilon} \\lVert z - z' \\rVert_2
+              \\end{aligned}
 
     The bias cancels. For the core (``d >= 2``) this is the exact Lipschitz constant; with a gain,
     only when the largest ``|gamma_i|`` occurs twice (otherwise

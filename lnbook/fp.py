@@ -421,10 +421,10 @@ def pairwise_depth(d: int) -> int:
     .. math:: \\begin{aligned} |\\hat S - S| &\\le \\gamma_{k(d)} \\sum_i |x_i|, \\\\
               \\gamma_k &= \\frac{k\\rho}{1 - k\\rho}, \\end{aligned}
 
-    with :math:`k(d) = \\log_2(d/128) + 18` when ``d`` is 128 times a power of two, within about
-    6 of it for other ``d`` up to ``2**16``: not :math:`\\log_2 d`, and not :math:`d - 1`. (Along
-    another axis than a contiguous last one numpy adds sequentially.) See
-    :ref:`ch-floating-point`.
+    where :math:`k(d)` is :math:`\\log_2(d/128) + 18` when ``d`` is 128 times a power of two,
+    within about 6 of it for other ``d`` up to ``2**16``: not :math:`\\log_2 d`, and not
+    :math:`d - 1`. (Along another axis than a contiguous last one numpy adds sequentially.)
+    See :ref:`ch-floating-point`.
 
     References
     ----------

@@ -113,17 +113,6 @@ def test_merge_is_the_statistics_of_the_union(d, seed):
     assert rel_err(q, q_x) <= 8 * d * RHO64 * kappa
 
 
-def test_merge_is_exact_in_rationals():
-    """The merge formula is an identity: with fractions, it reproduces the exact variance."""
-    rng = np.random.default_rng(3)
-    z = rng.standard_normal(9)
-    (mu_a, q_a), (mu_b, q_b) = exact_mean_var(z[:4]), exact_mean_var(z[4:])
-    delta = mu_b - mu_a
-    mu = mu_a + delta * Fraction(5, 9)
-    q = (4 * q_a + 5 * q_b + delta**2 * Fraction(4 * 5, 9)) / 9
-    assert (mu, q) == exact_mean_var(z)
-
-
 def test_chan_block_sizes():
     """One block is Welford bit for bit; blocks of one feature are pure merges; both agree
     with the two-pass statistics."""
