@@ -48,6 +48,13 @@ def _x(value: float) -> str:
         f"{value:.2f}×"
 
 
+def _tex(value: float) -> str:
+    """A number for math mode: 10^{-5} for a power of ten, else as :g prints it."""
+    mantissa, exponent = f"{value:.0e}".split("e")
+    return f"10^{{{int(exponent)}}}" if mantissa == "1" and float(f"1e{exponent}") == value \
+        else f"{value:g}"
+
+
 def _ulp(value: float) -> str:
     return f"{value:.3g}" if value < 1e4 else f"{value:.1e}"
 
@@ -195,7 +202,7 @@ def accuracy(data: dict) -> list[str]:
     lines = ["## Accuracy in ulps", "",
              f"Worst error of the float64 core over {a['records per offset']} records of "
              f"$d = {a['d']}$ features per cell, in ulps of the largest component of the "
-             f"correctly rounded core ({a['reference']}), $\\varepsilon = {a['eps']:g}$. Rows: "
+             f"correctly rounded core ({a['reference']}), $\\varepsilon = {_tex(a['eps'])}$. Rows: "
              "the offset $|\\mu|/\\sigma$; columns: the spread $\\sigma$; each cell lnbook / "
              "PyTorch.", "",
              "| $\\lvert\\mu\\rvert/\\sigma$ | " + " | ".join(

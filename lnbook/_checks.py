@@ -214,26 +214,26 @@ def seed(value: object, name: str = "seed") -> int:
     return count(value, name, minimum=0)
 
 
-def _items(values: object, name: str, what: str) -> list:
+def _items(values: object, name: str, what: str, one: str) -> list:
     unmasked(values, name)
     if isinstance(values, (str, bytes)) or not isinstance(values, (Sequence, np.ndarray)):
         raise TypeError(f"{name} must be a sequence of {what}; got {show(values)}")
     items = list(np.asarray(values).ravel()) if isinstance(values, np.ndarray) else list(values)
     if not items:
-        raise ValueError(f"{name} must hold at least one value; got {show(values)}")
+        raise ValueError(f"{name} must hold at least one {one}; got {show(values)}")
     return items
 
 
 def counts(values: object, name: str, minimum: int = 1) -> list[int]:
     """A non-empty sequence of whole numbers, each at least ``minimum``."""
     return [count(v, f"{name}[{k}]", minimum)
-            for k, v in enumerate(_items(values, name, "integers"))]
+            for k, v in enumerate(_items(values, name, "integers", "integer"))]
 
 
 def eps_values(values: object, name: str = "eps_values") -> list[float]:
     """A non-empty sequence of stabilizers."""
     return [eps_value(v, f"{name}[{k}]")
-            for k, v in enumerate(_items(values, name, "real numbers"))]
+            for k, v in enumerate(_items(values, name, "real numbers", "value"))]
 
 
 def option(value: object, name: str) -> bool:

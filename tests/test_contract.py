@@ -616,6 +616,15 @@ KINDS = [("Callable", "callable"), ("list[dict]", "blocks"), ("dict", "dict"),
          ("bool", "bool"), ("int", "int"), ("str", "str")]
 
 
+def kind_of(name: str) -> str:
+    """The hostile pool of a parameter, by its type in book/api.md's table (the plot
+    functions' contract, in tests/test_plotting.py, draws from the same pools)."""
+    page = (ROOT / "book" / "api.md").read_text().split("### Parameter names")[1]
+    type_ = re.search(rf"^\| `{name}` \| \w+ \| `(.+?)` \|", page, re.M)[1]
+    return next((kind for key, kind in KINDS if key in type_), None) or pytest.fail(
+        f"no hostile pool for {name}: {type_}")
+
+
 def hostile_pool(annotation: object) -> list:
     text = annotation if isinstance(annotation, str) else inspect.formatannotation(annotation)
     return next((HOSTILE[kind] for key, kind in KINDS if key in text), [None, "x", object()])
