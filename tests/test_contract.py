@@ -1,21 +1,16 @@
 """One contract for every public function (book/api.md, "Exceptions"): a right value, or a
 TypeError/ValueError whose message names one of the function's parameters; nothing else.
 
-The first half draws it with hypothesis, generically over signatures: for each public callable
-of lnbook, lnbook.fp, lnbook.frameworks, lnbook.geometry, lnbook.transformer and lnbook.figures
-a draw is a valid call (records of every scale from 1e-300 to 1e300, offsets up to 1e8,
-constant records, d = 1, empty batches, every stabilizer from 0 to 1e300; the figures' own
-defaults) in which, two times out of five, one argument is replaced by a hostile value of the
-kind its annotation gives (NaN and infinite entries, strings, bools, complex, object and masked
-arrays, None, wrong shapes, floats for counts, integers beyond int64, eps = 10**400). The
-call runs under ``np.errstate(all="raise")``. A value must pass the function's check: against
-exact rationals, mpmath or :func:`lnbook.exact_core` where the function computes a formula,
-otherwise every number finite. The draws are the same on every run (the hypothesis profile of
-tests/conftest.py), and each function must return a checked value at least once.
-
-The second half is the numerical edges, case by case: extreme magnitudes against exact_core,
-d = 1, empty batches, eps = 0 with a constant record, results that overflow, sizes that cannot
-fit, and the working copies of a large call.
+First, hypothesis, generically over signatures: for each public callable of lnbook and its
+toolkits (lnbook.figures with its own defaults) a draw is a valid call (records of every scale
+from 1e-300 to 1e300, offsets up to 1e8, constant records, d = 1, empty batches, eps from 0 to
+1e300) in which, two times out of five, one argument is replaced by a hostile value of the kind
+its annotation gives. The call runs under ``np.errstate(all="raise")``; a value must pass the
+function's check (exact rationals, mpmath or :func:`lnbook.exact_core` where it computes a
+formula, otherwise every number finite). The draws are the same every run, and each function
+must return a checked value at least once. Then the numerical edges, case by case: extreme
+magnitudes, d = 1, empty batches, eps = 0 with a constant record, overflow, sizes that cannot
+fit, working copies, every eps and every count, and the cases of issue 33.
 """
 
 from __future__ import annotations
