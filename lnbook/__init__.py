@@ -24,43 +24,17 @@ from ._derivatives import (
     jacobian_eigenvalues,
     param_grads,
 )
-from ._layer import core, layer_norm, normalized_variance, stats
+from ._layer import batch_norm, core, layer_norm, normalized_variance, rms_norm, stats
 from ._reference import exact_core, ulp_error
-from ._relatives import batch_norm, rms_norm
 from ._sensitivity import amplification, lipschitz_bound, operator_norm, response, response_slope
 
 #: The default stabilizer of every function, ``eps = 1e-5`` (PyTorch's default too).
 EPS = _kernel.EPS
 
-__all__ = [
-    # the layer
-    "EPS",
-    "stats",
-    "core",
-    "layer_norm",
-    "normalized_variance",
-    # its derivatives
-    "jacobian",
-    "jacobian_eigenvalues",
-    "input_grad",
-    "param_grads",
-    "central_difference_jacobian",
-    # sensitivity
-    "operator_norm",
-    "lipschitz_bound",
-    "amplification",
-    "response",
-    "response_slope",
-    # centering and the layer's relatives
-    "centering_matrix",
-    "weighted_centering_matrix",
-    "rms_norm",
-    "batch_norm",
-    # audits and the correctly rounded reference
-    "record_audit",
-    "wrong_axis_layer_norm",
-    "exact_core",
-    "ulp_error",
-]
+__all__ = ["EPS", "stats", "core", "layer_norm", "normalized_variance", "jacobian",
+           "jacobian_eigenvalues", "input_grad", "param_grads", "central_difference_jacobian",
+           "operator_norm", "lipschitz_bound", "amplification", "response", "response_slope",
+           "centering_matrix", "weighted_centering_matrix", "rms_norm", "batch_norm",
+           "record_audit", "wrong_axis_layer_norm", "exact_core", "ulp_error"]
 
 __version__ = "0.1.0"

@@ -15,47 +15,39 @@ __all__ = ["record_audit", "wrong_axis_layer_norm"]
 
 
 @_checks.public
-def record_audit(
-    f: Callable[..., np.ndarray],
-    z: ArrayLike,
-    record: tuple[int, ...],
-    *,
-    seed: int = 0,
-) -> np.ndarray:
+def record_audit(f: Callable[..., np.ndarray], z: ArrayLike, record: tuple[int, ...], *,
+                 seed: int = 0) -> np.ndarray:
     """Change one record and measure how much every record's output moved.
 
     Parameters
     ----------
     f : callable
-        The layer under audit: maps an array of records ``(..., d)`` to an array of the same shape.
+        The layer under audit, records ``(..., d)`` to an array of the same shape.
     z : (..., d) array_like
         Records along the last axis, with at least one leading axis.
     record : tuple of int
-        Index of the record to change (one index per leading axis).
+        Index of the record to change, one integer per leading axis.
     seed : int, optional
-        Seed of the replacement record's random draw.
+        Seed of the replacement record's draw, ``3 xi + 1`` with ``xi`` standard normal.
 
     Returns
     -------
     (...) ndarray
-        ``max_i |f(z')[r, i] - f(z)[r, i]|`` for every record ``r``, where ``z'``
-        differs from ``z`` in ``record`` only. A per-record layer moves only ``record``,
-        and leaves every other entry exactly 0 (bit for bit).
+        ``max_i |f(z')[r, i] - f(z)[r, i]|`` for every record ``r``, where ``z'`` differs from
+        ``z`` in ``record`` only: a per-record layer leaves every other entry exactly 0.
 
     Raises
     ------
-    ValueError
-        If ``z`` has no leading axis, ``record`` is outside it, ``seed`` is negative, or
-        ``f`` changes the shape or returns non-finite values.
-    TypeError
-        If ``f`` is not callable, ``record`` not a tuple of integers (a bool would select
-        many records), or ``seed`` not an integer.
+    ValueError, TypeError
+        If ``f`` is not callable or changes the shape or returns values that are not finite;
+        if ``z`` has no leading axis; if ``record`` is not a tuple of integers (a bool would
+        select many records) inside it; if ``seed`` is not a non-negative integer.
 
     Notes
     -----
-    The changed record is drawn as :math:`3\\xi + 1` with :math:`\\xi` seeded standard
-    normal; a layer that normalizes each record on its own moves that record only, bit for
-    bit. See :ref:`ch-records`.
+    A layer that normalizes each record on its own moves the changed record only, bit for
+    bit; a wrong axis (:func:`wrong_axis_layer_norm`) keeps the shape but moves others. See
+    :ref:`ch-records`.
 
     Examples
     --------
@@ -86,10 +78,9 @@ def record_audit(
 def wrong_axis_layer_norm(z: ArrayLike, *, axis: int = -2, eps: float = EPS) -> np.ndarray:
     """A deliberately wrong layer: statistics over ``axis`` instead of the features.
 
-    With ``axis=-2`` on ``(B, T, d)`` it normalizes each feature across the T positions
-    (coupling tokens); with ``axis=0`` across the B batch items alone, one mean per position
-    and feature (BatchNorm on such a tensor pools each feature over B and T together). The
-    output keeps the shape, which is why only an audit such as :func:`record_audit` catches it.
+    With ``axis=-2`` on ``(B, T, d)`` it normalizes each feature across the T positions, with
+    ``axis=0`` across the B batch items; the output keeps the shape, so only an audit such as
+    :func:`record_audit` catches it.
 
     Parameters
     ----------
@@ -107,11 +98,8 @@ def wrong_axis_layer_norm(z: ArrayLike, *, axis: int = -2, eps: float = EPS) -> 
 
     Raises
     ------
-    ValueError
-        If ``axis`` is not an axis of ``z``, if ``eps == 0`` and a slice along ``axis`` is
-        constant, or as for :func:`lnbook.core`.
-    TypeError
-        If ``axis`` is not an integer, or as for :func:`lnbook.core`.
+    ValueError, TypeError
+        As for :func:`lnbook.core`; if ``axis`` is not an axis of ``z`` or its length is 0.
 
     Notes
     -----

@@ -27,10 +27,8 @@ def centering_matrix(d: int) -> np.ndarray:
 
     Raises
     ------
-    ValueError
-        If ``d < 1``, or the matrix would not fit in memory.
-    TypeError
-        If ``d`` is not an integer.
+    ValueError, TypeError
+        If ``d`` is not a positive integer, or the matrix would have more than 2**31 entries.
 
     Notes
     -----
@@ -68,11 +66,9 @@ def weighted_centering_matrix(a: ArrayLike) -> np.ndarray:
 
     Raises
     ------
-    ValueError
-        If a weight is negative or not finite, the weights do not sum to 1, or the matrix
-        would not fit in memory.
-    TypeError
-        If ``a`` is not real numbers.
+    ValueError, TypeError
+        If a weight is negative or not finite, the weights do not sum to 1, or the matrix would
+        have more than 2**31 entries.
 
     Notes
     -----

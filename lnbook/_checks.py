@@ -1,24 +1,15 @@
-"""The public boundary: the one place where arguments are checked, and where every public
-function takes charge of numpy's floating-point state.
-
-The policy (book/api.md, "Exceptions"): a TypeError for a wrong kind of argument (a float or a
-string where a count is wanted, a bool, complex, object or string array where numbers are
-wanted, a non-bool option, an unknown dtype), a ValueError for a wrong value (negative, NaN or
-infinite, out of range, a wrong shape or size); the message names the parameter and shows the
-offending value or shape, cut short when it is long. No check uses ``assert`` (stripped by
-``python -O``). Sizes that cannot fit are refused before anything is allocated. The
-numerical work lives in :mod:`lnbook._kernel`, which checks nothing.
-"""
+"""The public boundary: where arguments are checked (book/api.md, "Exceptions": a TypeError
+for a wrong kind, a ValueError for a wrong value, naming the parameter and showing the value,
+never an ``assert``) and where public functions take charge of numpy's floating-point state.
+A result of more than ``MAX_ENTRIES`` entries is refused before anything is allocated; the
+process's free memory is not probed."""
 
 from __future__ import annotations
 
-import decimal
-import fractions
 import functools
 import math
 import numbers
 import operator
-import os
 import re
 from collections.abc import Callable, Sequence
 from typing import Any, ParamSpec, TypeVar
@@ -26,20 +17,20 @@ from typing import Any, ParamSpec, TypeVar
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
-# the largest float64 array a function builds (16 GiB), unless free memory is smaller
+# the largest float64 array a function builds: 2**31 entries, 16 GiB
 MAX_ENTRIES = 2**31
 # the longest a message shows a value
 SHOWN = 80
+# entries checked at a time, so that a check's own temporaries stay small (8 MiB of bools)
+_CHUNK = 1 << 23
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
 
 
 def public(fn: Callable[_P, _R]) -> Callable[_P, _R]:
-    """Run ``fn`` in its own floating-point state: a caller's ``np.errstate`` (``all="raise"``
-    included) neither raises inside lnbook nor changes a result. Overflow and underflow that
-    matter are detected by the checks of results (:func:`finite_result`), not by numpy's
-    warnings; numpy's state is thread-local, so threads do not disturb each other."""
+    """Run ``fn`` with numpy's warnings off (a caller's ``np.errstate`` changes nothing; the
+    over- and underflows that matter are found by :func:`finite_result`)."""
 
     @functools.wraps(fn)
     def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
@@ -50,8 +41,7 @@ def public(fn: Callable[_P, _R]) -> Callable[_P, _R]:
 
 
 def show(value: object) -> str:
-    """A value as a message shows it: its repr, cut short; an array by its shape and dtype
-    when its repr is long."""
+    """A value as a message shows it: its repr, cut short (an array by shape and dtype)."""
     if isinstance(value, np.ndarray) and value.size > 8:
         return f"an array of shape {value.shape} and dtype {value.dtype}"
     if isinstance(value, (list, tuple)) and len(value) > 8:
@@ -65,8 +55,8 @@ def show(value: object) -> str:
     return text if len(text) <= SHOWN else text[: SHOWN - 5] + " ...)"
 
 
-def _where(index: tuple[int, ...]) -> str:
-    return ", ".join(map(str, index))
+def _where(name: str, index: tuple[int, ...]) -> str:
+    return f"{name}[{', '.join(map(str, index))}]" if index else name
 
 
 def _scan(x: object, name: str, depth: int = 0) -> None:
@@ -79,29 +69,31 @@ def _scan(x: object, name: str, depth: int = 0) -> None:
             raise TypeError(f"{name} must hold numbers, not booleans; got {show(x)}")
         if isinstance(item, int) and abs(item) > 2**53:
             raise ValueError(f"{name} holds an integer beyond 2**53 that float64 would round: "
-                             f"{show(item)}; lnbook computes in float64")
+                             f"{show(item)}")
         _scan(item, name, depth + 1)
 
 
 def unmasked(x: object, name: str) -> None:
     """Refuse a masked array (np.ma): its mask would be dropped silently."""
     if isinstance(x, np.ma.MaskedArray):
-        raise TypeError(
-            f"{name} is a masked array (np.ma): lnbook would silently drop its mask; pass "
-            f"{name}.filled(value) or {name}.compressed() to say what the masked entries mean"
-        )
+        raise TypeError(f"{name} is a masked array (np.ma): lnbook would silently drop its "
+                        f"mask; pass {name}.filled(value) or {name}.compressed()")
+
+
+def _first(bad: Callable[[np.ndarray], np.ndarray], arr: np.ndarray) -> tuple[int, ...] | None:
+    """The index of the first entry of ``arr`` where ``bad`` holds, or None; a chunk at a time,
+    so that the boolean temporaries stay small whatever the size of ``arr``."""
+    flat = arr.reshape(-1)
+    for start in range(0, flat.size, _CHUNK):
+        hit = np.flatnonzero(bad(flat[start : start + _CHUNK]))
+        if hit.size:
+            return tuple(int(i) for i in np.unravel_index(start + int(hit[0]), arr.shape))
+    return None
 
 
 def as_float64(x: ArrayLike, name: str) -> tuple[np.ndarray, np.dtype]:
-    """``x`` as a C-contiguous float64 array of finite numbers, and the input's float dtype
-    (float64 for integers).
-
-    Refused: masked arrays (their mask would be dropped), booleans, complex numbers, strings
-    and Python objects (Fraction, Decimal, integers beyond int64: TypeError); ragged nests,
-    integers beyond 2**53 and long doubles that float64 cannot hold exactly (they would be
-    rounded), NaN and infinities (ValueError). C order makes every sum along the last axis
-    numpy's pairwise one.
-    """
+    """``x`` as a C-contiguous float64 array of finite numbers (so every sum along the last
+    axis is numpy's pairwise one), and the input's float dtype (float64 for integers)."""
     unmasked(x, name)
     if isinstance(x, (str, bytes)) or x is None:
         raise TypeError(f"{name} must be a real array of numbers; got {show(x)}")
@@ -114,34 +106,24 @@ def as_float64(x: ArrayLike, name: str) -> tuple[np.ndarray, np.dtype]:
     except (TypeError, OverflowError) as exc:
         raise TypeError(f"{name} must be a real array of numbers; got {show(x)}") from exc
     if raw.dtype.kind not in "iuf":
-        what = {"b": "booleans", "c": "complex numbers", "O": "Python objects",
-                "U": "strings", "S": "bytes"}.get(raw.dtype.kind, f"dtype {raw.dtype}")
-        hint = (" (Fraction, Decimal or integers beyond int64 would be rounded: convert them "
-                "with float() first)" if raw.dtype.kind == "O" else "")
+        what = {"b": "booleans", "c": "complex numbers", "O": "Python objects (convert them "
+                "with float() first)", "U": "strings", "S": "bytes"}.get(raw.dtype.kind,
+                                                                           f"dtype {raw.dtype}")
         raise TypeError(f"{name} must be a real array of numbers (integer or float); got "
-                        f"{what}{hint}: {show(x)}")
-    if raw.dtype.kind in "iu" and raw.size and raw.dtype.itemsize > 4:
-        # float64 holds every integer up to 2^53 exactly, and rounds some beyond
-        big = np.flatnonzero((raw > 2**53).ravel() | (raw < -(2**53)).ravel())
-        if big.size:
-            i = tuple(int(j) for j in np.unravel_index(big[0], raw.shape))
-            raise ValueError(
-                f"{name} holds integers beyond 2**53 that float64 would round: "
-                f"{name}[{_where(i)}] = {int(raw[i])}; lnbook computes in float64"
-            )
-    # a broadcast view is small in memory but its float64 copy, and a result of its
-    # shape, are not: refuse the size before copying
+                        f"{what}: {show(x)}")
+    # a broadcast view is small in memory, its float64 copy and a result of its shape are not
     fits(raw.size, f"{name} of shape {raw.shape}")
+    if raw.dtype.kind in "iu" and raw.dtype.itemsize > 4:
+        i = _first(lambda b: (b > 2**53) | (b < -(2**53)), raw)
+        if i is not None:
+            raise ValueError(f"{name} holds integers beyond 2**53 that float64 would round: "
+                             f"{_where(name, i)} = {int(raw[i])}")
     arr = np.asarray(raw, dtype=np.float64, order="C")
     if raw.dtype.kind == "f" and raw.dtype.itemsize > 8:
-        # a long double is taken only when float64 holds it exactly
-        inexact = (arr.astype(raw.dtype) != raw) & np.isfinite(raw)
-        if inexact.any():
-            i = tuple(int(j) for j in np.argwhere(inexact)[0])
-            raise ValueError(
-                f"{name} holds {raw.dtype} values that float64 cannot represent exactly: "
-                f"{name}[{_where(i)}] = {raw[i]!r}; lnbook computes in float64"
-            )
+        i = _first(lambda b: np.isfinite(b) & (b.astype(np.float64) != b), raw)
+        if i is not None:
+            raise ValueError(f"{name} holds {raw.dtype} values that float64 would round: "
+                             f"{_where(name, i)} = {raw[i]!r}")
     finite(arr, name)
     return arr, (raw.dtype if raw.dtype.kind == "f" else np.dtype(np.float64))
 
@@ -152,19 +134,14 @@ def real_array(x: ArrayLike, name: str) -> np.ndarray:
 
 
 def records(z: ArrayLike, name: str = "z") -> np.ndarray:
-    """Return ``z`` as a float64 array of records along the last axis: ``(d,)`` or
-    ``(..., d)`` with ``d >= 1``."""
+    """``z`` as a float64 array of records, ``(d,)`` or ``(..., d)`` with ``d >= 1``."""
     arr = real_array(z, name)
     if arr.ndim == 0:
-        raise ValueError(
-            f"{name} must have shape (d,) or (..., d) with the features on the last axis; "
-            f"got a 0-d value {arr.item()!r}"
-        )
+        raise ValueError(f"{name} must have shape (d,) or (..., d) with the features on the "
+                         f"last axis; got a 0-d value {arr.item()!r}")
     if arr.shape[-1] == 0:
         raise ValueError(f"{name} has an empty feature axis: shape {arr.shape} has d = 0")
-    # as_float64 refused a size that cannot fit; an empty batch has size 0 whatever its d,
-    # but a gain, a gradient or a loop over its d features would not fit (or not end)
-    if not arr.size:
+    if not arr.size:  # an empty batch: its gain, gradient or a loop over d must still fit
         fits(arr.shape[-1], f"the features of {name} (shape {arr.shape})")
     return arr
 
@@ -180,36 +157,27 @@ def vector(x: ArrayLike, name: str, size: int | None = None) -> np.ndarray:
 
 def finite(arr: np.ndarray, name: str) -> None:
     """Refuse NaN and infinite entries, naming the first one."""
-    bad = ~np.isfinite(arr)
-    if bad.any():
-        index = tuple(int(i) for i in np.argwhere(bad)[0])
-        where = f"{name}[{_where(index)}]" if index else name
-        raise ValueError(f"{name} contains NaN or infinite entries: {where} = "
-                         f"{float(arr[index])!r}")
+    i = _first(lambda b: ~np.isfinite(b), arr)
+    if i is not None:
+        raise ValueError(f"{name} contains NaN or infinite entries: {_where(name, i)} = "
+                         f"{float(arr[i])!r}")
 
 
 def real(value: object, name: str) -> float:
-    """A real number as a float64: a TypeError for anything else (a bool, a string, a complex
-    number, an array, and, as in arrays, a Fraction or a Decimal, which float64 would round),
-    a ValueError for NaN, infinities and numbers that float64 cannot hold exactly."""
+    """A finite real number (not a bool, a Fraction or a Decimal) that float64 holds exactly."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(
             value, (int, float, np.integer, np.floating)):
-        hint = (" (Fraction and Decimal would be rounded: convert them with float() first)"
-                if isinstance(value, (fractions.Fraction, decimal.Decimal)) else "")
-        raise TypeError(f"{name} must be a real number (int or float){hint}; got {show(value)}")
+        raise TypeError(f"{name} must be a real number (int or float; convert a Fraction or "
+                        f"a Decimal with float() first); got {show(value)}")
     try:
         number = float(value)
     except OverflowError:
         number = math.inf
     if not math.isfinite(number):
         raise ValueError(f"{name} must be a finite float64 number; got {name} = {show(value)}")
-    if isinstance(value, numbers.Integral) and int(number) != int(value):
-        raise ValueError(f"{name} is an integer beyond 2**53 that float64 would round: "
-                         f"{name} = {show(value)}; lnbook computes in float64")
-    if isinstance(value, np.floating) and value.dtype.itemsize > 8 \
-            and np.longdouble(number) != value:
-        raise ValueError(f"{name} is a {value.dtype} that float64 would round: "
-                         f"{name} = {value!r}; lnbook computes in float64")
+    if isinstance(value, numbers.Integral) and int(number) != int(value) or (
+            isinstance(value, np.floating) and np.longdouble(number) != value):
+        raise ValueError(f"{name} = {show(value)} would be rounded by float64")
     return number
 
 
@@ -230,8 +198,7 @@ def positive(value: object, name: str) -> float:
 
 
 def count(value: object, name: str, minimum: int = 1, maximum: int | None = None) -> int:
-    """A whole number in ``[minimum, maximum]``: a TypeError for a float (``2.5``, even
-    ``2.0``), a string or a bool, a ValueError for one out of range."""
+    """A whole number in ``[minimum, maximum]`` (a float, even ``2.0``, is a TypeError)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer; got {show(value)}")
     number = operator.index(value)
@@ -247,31 +214,26 @@ def seed(value: object, name: str = "seed") -> int:
     return count(value, name, minimum=0)
 
 
-def threads(value: object) -> int | None:
-    """A thread count, or None for one per CPU."""
-    return None if value is None else count(value, "threads")
+def _items(values: object, name: str, what: str, one: str) -> list:
+    unmasked(values, name)
+    if isinstance(values, (str, bytes)) or not isinstance(values, (Sequence, np.ndarray)):
+        raise TypeError(f"{name} must be a sequence of {what}; got {show(values)}")
+    items = list(np.asarray(values).ravel()) if isinstance(values, np.ndarray) else list(values)
+    if not items:
+        raise ValueError(f"{name} must hold at least one {one}; got {show(values)}")
+    return items
 
 
 def counts(values: object, name: str, minimum: int = 1) -> list[int]:
     """A non-empty sequence of whole numbers, each at least ``minimum``."""
-    unmasked(values, name)
-    if isinstance(values, (str, bytes)) or not isinstance(values, (Sequence, np.ndarray)):
-        raise TypeError(f"{name} must be a sequence of integers; got {show(values)}")
-    items = list(np.asarray(values).ravel()) if isinstance(values, np.ndarray) else list(values)
-    if not items:
-        raise ValueError(f"{name} must hold at least one integer; got {show(values)}")
-    return [count(v, f"{name}[{k}]", minimum) for k, v in enumerate(items)]
+    return [count(v, f"{name}[{k}]", minimum)
+            for k, v in enumerate(_items(values, name, "integers", "integer"))]
 
 
 def eps_values(values: object, name: str = "eps_values") -> list[float]:
     """A non-empty sequence of stabilizers."""
-    unmasked(values, name)
-    if isinstance(values, (str, bytes)) or not isinstance(values, (Sequence, np.ndarray)):
-        raise TypeError(f"{name} must be a sequence of real numbers; got {show(values)}")
-    items = list(np.asarray(values).ravel()) if isinstance(values, np.ndarray) else list(values)
-    if not items:
-        raise ValueError(f"{name} must hold at least one value; got {show(values)}")
-    return [eps_value(v, f"{name}[{k}]") for k, v in enumerate(items)]
+    return [eps_value(v, f"{name}[{k}]")
+            for k, v in enumerate(_items(values, name, "real numbers", "value"))]
 
 
 def option(value: object, name: str) -> bool:
@@ -299,13 +261,11 @@ def function(f: object, name: str, how: str) -> Callable[..., Any]:
 
 def float_format(dtype: DTypeLike, name: str = "dtype",
                  allowed: Sequence[type] = (np.float16, np.float32, np.float64)) -> np.dtype:
-    """One of the floating formats ``allowed``."""
+    """One of the floating formats ``allowed`` (a format, not a value of one)."""
     names = ", ".join(np.dtype(t).name for t in allowed)
-    if isinstance(dtype, (np.generic, np.ndarray)):
-        # np.dtype() takes a value's dtype: dtype=np.float16(1.0) is a number, not a format
-        raise TypeError(f"{name} must be one of {names}, a format, not a value; got "
-                        f"{show(dtype)}")
     try:
+        if isinstance(dtype, (np.generic, np.ndarray)):  # np.dtype() would take its dtype
+            raise TypeError
         fmt = np.dtype(dtype)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{name} must be one of {names}; got {show(dtype)}") from exc
@@ -334,7 +294,7 @@ def axis(value: object, shape: tuple[int, ...], name: str = "axis", of: str = "z
 
 
 def parameter(p: ArrayLike | None, d: int, name: str) -> np.ndarray | None:
-    """Return a gain or bias as a float64 array of shape ``(d,)`` (or None)."""
+    """A gain or bias as a float64 array of shape ``(d,)`` (or None)."""
     if p is None:
         return None
     arr = real_array(p, name)
@@ -344,8 +304,8 @@ def parameter(p: ArrayLike | None, d: int, name: str) -> np.ndarray | None:
 
 
 def same_shape(g: ArrayLike, z: np.ndarray, name: str = "g") -> np.ndarray:
-    """Return an upstream gradient (or a perturbation) as float64, requiring the shape of
-    ``z`` itself: one that would only broadcast to it is refused."""
+    """An upstream gradient (or a perturbation) as float64, of the shape of ``z`` itself: one
+    that would only broadcast to it is refused."""
     arr = real_array(g, name)
     if arr.shape != z.shape:
         raise ValueError(f"{name} must have the shape of z, {z.shape}; got shape {arr.shape}")
@@ -353,74 +313,38 @@ def same_shape(g: ArrayLike, z: np.ndarray, name: str = "g") -> np.ndarray:
 
 
 def weights(a: ArrayLike) -> np.ndarray:
-    """Return centering weights: a 1-d, non-negative float64 vector summing to 1.
-
-    "Sums to 1" is judged in the input's own precision: ``d`` rounding errors of the entries,
-    each at most an ulp of 1 in that format (float32 weights that sum to 1 in float32 pass).
-    """
+    """Centering weights: a non-negative vector summing to 1 in the input's own precision."""
     arr, dtype = as_float64(a, "a")
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"a must be a non-empty vector of shape (d,); got shape {arr.shape}")
     if (arr < 0).any():
         i = int(np.argmax(arr < 0))
         raise ValueError(f"weights must be non-negative; got a[{i}] = {float(arr[i])!r}")
-    # fsum is exact, and raises OverflowError where the exact sum passes float64's range
-    try:
+    try:  # exact; OverflowError where the exact sum passes float64's range
         total = math.fsum(arr)
     except OverflowError:
         total = math.inf
-    # d rounding errors of the entries, each at most one ulp of 1 in the input's format
     if abs(total - 1.0) > arr.size * float(np.finfo(dtype).eps):
         raise ValueError(f"weights must sum to 1; got sum(a) = {total!r}")
     return arr
 
 
-def _free_bytes() -> int | None:
-    """Free memory, or less when this process's address space is limited (``ulimit -v``,
-    ``RLIMIT_AS``): what is left of the limit. None when neither can be read."""
-    try:
-        page = os.sysconf("SC_PAGE_SIZE")
-        free: int | None = os.sysconf("SC_AVPHYS_PAGES") * page
-    except (AttributeError, ValueError, OSError):  # not a POSIX system
-        return None
-    try:
-        import resource
-
-        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
-        if soft != resource.RLIM_INFINITY:
-            with open("/proc/self/statm") as statm:  # the address space in use, in pages
-                used = int(statm.read().split()[0]) * page
-            free = max(0, soft - used) if free is None else min(free, max(0, soft - used))
-    except (ImportError, OSError, ValueError):
-        pass
-    return free
-
-
 def fits(entries: int, what: str, hint: str = "") -> None:
-    """Refuse, before allocating it, a float64 result of ``entries`` entries that would not
-    fit: more than ``MAX_ENTRIES`` entries (16 GiB) or more bytes than the machine has free."""
-    size = entries * 8
-    free = _free_bytes()
-    if entries > MAX_ENTRIES or (free is not None and size > free):
-        room = f"{free / 2**30:.1f} GiB free" if free is not None else "free memory unknown"
-        # a count beyond float64 (d = 10**400) must not raise OverflowError, nor be shown
-        # in full: its long runs of digits are cut short
-        gib = f"{size / 2**30:.1f} GiB" if size < 2**1000 else "far more than any memory"
+    """Refuse, before allocating it, a float64 result of more than ``MAX_ENTRIES`` entries."""
+    if entries > MAX_ENTRIES:
+        gib = f"{entries / 2**27:.1f} GiB" if entries < 2**1000 else "far more than any memory"
         number = str(entries) if entries < 10**SHOWN else f"more than 10**{SHOWN}"
+        # a count of 10**400 in the description is cut short too
         what = re.sub(rf"\d{{{SHOWN},}}", lambda m: f"<an integer of {len(m[0])} digits>", what)
-        raise ValueError(
-            f"{what} would have {number} entries ({gib} of float64; the "
-            f"limit is 2**31 entries, {room}){hint}"
-        )
+        raise ValueError(f"{what} would have {number} entries ({gib} of float64; the limit "
+                         f"is 2**31 entries){hint}")
 
 
 def finite_result(arr: np.ndarray, what: str) -> np.ndarray:
-    """Refuse a result that over- or underflowed its format into inf or NaN, saying what did
-    and in which format (float64 unless ``arr`` is a narrower float)."""
-    if not np.isfinite(arr).all():
+    """Refuse a result that over- or underflowed its format into inf or NaN."""
+    if _first(lambda b: ~np.isfinite(b), np.asarray(arr)) is not None:
         fmt = np.dtype(arr.dtype) if np.issubdtype(arr.dtype, np.floating) else np.dtype(float)
-        raise ValueError(
-            f"{what} is not finite in {fmt.name} (overflow or underflow: its largest finite "
-            f"value is {float(np.finfo(fmt.type).max):.6g}); rescale the input"
-        )
+        raise ValueError(f"{what} is not finite in {fmt.name} (overflow or underflow: its "
+                         f"largest finite value is {float(np.finfo(fmt.type).max):.6g}); "
+                         "rescale the input")
     return arr

@@ -4,7 +4,7 @@ central-difference witness that checks them."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -12,30 +12,14 @@ from numpy.typing import ArrayLike
 from . import _checks, _kernel
 from ._kernel import EPS
 
-__all__ = [
-    "jacobian",
-    "jacobian_eigenvalues",
-    "input_grad",
-    "param_grads",
-    "central_difference_jacobian",
-]
+__all__ = ["jacobian", "jacobian_eigenvalues", "input_grad", "param_grads",
+           "central_difference_jacobian"]
 
 # elements of J built per block (512 KiB of float64), as in the layer
 _BLOCK = 1 << 16
 
-def _check_size(lead: tuple[int, ...], d: int, what: str = "the Jacobian") -> None:
-    """Refuse a (..., d, d) result that would not fit, before allocating it."""
-    n = math.prod(lead)
-    _checks.fits(n * d * d, f"{what} of z ({n} records with d = {d})",
-                 ": compute it for fewer records at a time, or use input_grad for products "
-                 "with J")
-
-
 @_checks.public
-def jacobian(
-    z: ArrayLike, gamma: ArrayLike | None = None, *, eps: float = EPS,
-    threads: int | None = None,
-) -> np.ndarray:
+def jacobian(z: ArrayLike, gamma: ArrayLike | None = None, *, eps: float = EPS) -> np.ndarray:
     """Input Jacobian of the core (or of the full output when ``gamma`` is given).
 
     Parameters
@@ -43,101 +27,74 @@ def jacobian(
     z : (d,) or (..., d) array_like
         Records along the last axis.
     gamma : (d,) array_like, optional
-        Gain. When given, returns ``diag(gamma) @ J``; the bias never enters.
+        Gain: the result is then ``diag(gamma) @ J`` (the bias never enters).
     eps : float, optional
         Stabilizer.
-    threads : int, optional
-        Threads over independent blocks of records, as in :func:`lnbook.core` (``None``:
-        every CPU this process may run on); the bits never depend on the count.
 
     Returns
     -------
     (..., d, d) ndarray
-        The Jacobian :math:`J`: ``J[..., i, j]`` is the first-order effect of input ``j`` on
-        output ``i``.
+        ``J[..., i, j]``, the first-order effect of input ``j`` on output ``i``.
 
     Raises
     ------
-    ValueError
-        As for :func:`lnbook.core`; if ``gamma`` is not of shape ``(d,)``; if the result
-        would have more than 2**31 entries or not fit in free memory (said before
-        allocating); if an entry overflows float64.
-    TypeError
-        As for :func:`lnbook.core`.
+    ValueError, TypeError
+        As for :func:`lnbook.layer_norm`; if the result would have more than 2**31 entries
+        (said before allocating), or an entry overflows float64.
 
     Notes
     -----
-    With :math:`s = \\sqrt{q+\\varepsilon}`, :math:`u = v/s` and
-    :math:`\\hat v = v/\\lVert v\\rVert_2`,
+    With :math:`s = \\sqrt{q+\\varepsilon}` and :math:`\\hat v = v/\\lVert v\\rVert_2`
+    (:math:`\\lVert v\\rVert_2^2 = dq`),
 
-    .. math:: J = Du_\\varepsilon(z) = \\frac{P}{s} - \\frac{v v^\\top}{d\\,s^3},
-
-    that is,
-
-    .. math:: J = \\frac{P - \\hat v \\hat v^\\top}{s}
+    .. math:: J = \\frac{P}{s} - \\frac{v v^\\top}{d\\,s^3}
+              = \\frac{P - \\hat v \\hat v^\\top}{s}
               + \\frac{\\varepsilon}{s^3}\\, \\hat v \\hat v^\\top ,
 
     .. formula $P = \\hat v \\hat v^\\top$ not checked: holds for d = 2, the case the sentence names
 
-    since :math:`\\lVert v\\rVert_2^2 = dq` and :math:`1/s - q/s^3 = \\varepsilon/s^3`.
-    ``J`` is symmetric and ``J 1 = 0``. For ``d = 2`` the first term vanishes
-    (:math:`P = \\hat v \\hat v^\\top`), so ``J = (eps/s^3) P`` is computed as such: the
-    radial eigenvalue keeps its few-ulp relative accuracy even when ``eps`` is far below
-    ``q`` (subtracting the two terms of the first form would cancel). For ``d >= 3`` the
-    entries are within a few ulps of ``1/s``; a float64 matrix cannot carry a radial
-    eigenvalue below about ``1e-16 / s`` more accurately than that (use
-    :func:`jacobian_eigenvalues`). See :ref:`ch-jacobian`.
+    symmetric, with ``J 1 = 0``. For ``d = 2``, :math:`P = \\hat v \\hat v^\\top` and
+    ``J = (eps/s^3) P`` is computed as such, so the radial eigenvalue keeps a few-ulp accuracy
+    where the two terms of the first form would cancel. For ``d >= 3`` the entries are within a
+    few ulps of ``1/s``, so a radial eigenvalue below about ``1e-16 / s`` is better taken from
+    :func:`jacobian_eigenvalues`. See :ref:`ch-jacobian`.
 
     Examples
     --------
     >>> jacobian([-1, 1], eps=3) * 16
     array([[ 3., -3.],
            [-3.,  3.]])
-    >>> jacobian([-1, 1], [0, 2], eps=3) * 8 + 0.0  # + 0.0 turns -0. into 0.
-    array([[ 0.,  0.],
-           [-3.,  3.]])
     """
     eps = _checks.eps_value(eps)
-    shape = np.shape(z) if isinstance(z, np.ndarray) else ()
-    if len(shape) >= 1:
-        # before even copying z: the result is d times larger
-        _check_size(shape[:-1], shape[-1])
     z = _checks.records(z)
     d = z.shape[-1]
     gamma = _checks.parameter(gamma, d, "gamma")
-    threads = _checks.threads(threads)
-    _check_size(z.shape[:-1], d)
+    n = math.prod(z.shape[:-1])
+    _checks.fits(n * d * d, f"the Jacobian of z ({n} records with d = {d})",
+                 ": compute it for fewer records at a time, or use input_grad for products")
     u, s = _kernel.core_parts(z, eps)
-    n = u.size // d
     u, s = u.reshape(n, d), s.reshape(n, 1)
     g = np.ones(d) if gamma is None else gamma
-    J = np.empty((n, d, d))
-    if d == 1:
-        J.fill(0.0)
-    elif d == 2:
+    J = np.zeros((n, d, d))
+    if d == 2:
         # J = lambda_rad P, P = [[1, -1], [-1, 1]] / 2, lambda_rad = eps / s^3
         half = _kernel.radial(s, eps) / 2
         np.multiply(half[:, :, None], g[:, None] * np.array([[1.0, -1.0], [-1.0, 1.0]]),
                     out=J)
-    else:
+    elif d > 2:
         # J_ij = delta_ij / s - 1 / (d s) - u_i u_j / (d s) = delta_ij / s - c - a_i a_j,
         # with a = u / sqrt(d s) (so a_i a_j = a_j a_i: J is symmetric bit for bit)
-        # and c = 1 / (d s)
+        # and c = 1 / (d s); a block of records at a time
         inv_s = 1.0 / s
         a = u * np.sqrt(inv_s / d)
         ga, gc, gs = -(g * a), g * (inv_s / d), g * inv_s
         step = max(1, _BLOCK // (d * d))
-
-        def build(starts: Sequence[int]) -> None:
-            with np.errstate(all="ignore"):
-                for start in starts:
-                    b = slice(start, start + step)
-                    np.multiply(ga[b, :, None], a[b, None, :], out=J[b])
-                    J[b] -= gc[b, :, None]
-                    # D(LN) = diag(gamma) J
-                    J[b].reshape(-1, d * d)[:, :: d + 1] += gs[b]
-
-        _kernel.in_parallel(build, range(0, n, step), threads)
+        for start in range(0, n, step):
+            b = slice(start, start + step)
+            np.multiply(ga[b, :, None], a[b, None, :], out=J[b])
+            J[b] -= gc[b, :, None]
+            # D(LN) = diag(gamma) J
+            J[b].reshape(-1, d * d)[:, :: d + 1] += gs[b]
     # |J_ij| <= 3 max|gamma| / s: check the entries only when that could overflow
     bound = np.abs(g).max() * 3.0 / s.min() if s.size else 0.0
     if not bound < 1e300:
@@ -165,20 +122,15 @@ def jacobian_eigenvalues(z: ArrayLike, *, eps: float = EPS) -> tuple[np.ndarray,
 
     Raises
     ------
-    ValueError
+    ValueError, TypeError
         As for :func:`lnbook.core`, or if an eigenvalue overflows float64.
-    TypeError
-        As for :func:`lnbook.core`.
 
     Notes
     -----
-    The third eigenvalue is 0, on :math:`\\mathbf 1`. For ``d = 1`` the Jacobian is
-    ``[[0]]`` (the core is 0 whatever the record), so both are returned as 0. For ``d = 2``
-    and ``v != 0`` the
-    tangential eigenspace is empty; at a constant input both formulas give
-    :math:`\\varepsilon^{-1/2}`. The radial one is accurate to a few ulps relative: where
-    :math:`s^3` would overflow or underflow it is computed as :math:`((\\varepsilon/s)/s)/s`.
-    See :ref:`ch-epsilon`.
+    The third eigenvalue is 0, on :math:`\\mathbf 1`; for ``d = 1`` (``J = [[0]]``) both are
+    returned as 0, for ``d = 2`` the tangential eigenspace is empty. The radial eigenvalue is
+    accurate to a few ulps: where :math:`s^3` would over- or underflow it is computed as
+    :math:`((\\varepsilon/s)/s)/s`. See :ref:`ch-epsilon`.
 
     Examples
     --------
@@ -199,9 +151,8 @@ def jacobian_eigenvalues(z: ArrayLike, *, eps: float = EPS) -> tuple[np.ndarray,
 
 
 @_checks.public
-def input_grad(
-    z: ArrayLike, g: ArrayLike, gamma: ArrayLike | None = None, *, eps: float = EPS
-) -> np.ndarray:
+def input_grad(z: ArrayLike, g: ArrayLike, gamma: ArrayLike | None = None, *,
+               eps: float = EPS) -> np.ndarray:
     """Gradient with respect to the input, ``dl/dz``, without forming the Jacobian.
 
     Parameters
@@ -222,28 +173,25 @@ def input_grad(
 
     Raises
     ------
-    ValueError
-        As for :func:`lnbook.core`; if ``g`` does not have the shape of ``z`` or ``gamma``
-        is not ``(d,)``; if the gradient itself overflows float64.
-    TypeError
-        If ``z``, ``g`` or ``gamma`` is not real numbers, or ``eps`` not a real number.
+    ValueError, TypeError
+        As for :func:`lnbook.layer_norm`; if ``g`` does not have the shape of ``z``, or the
+        gradient overflows float64.
 
     Notes
     -----
-    With :math:`\\tilde g = \\gamma \\odot g` and :math:`J` symmetric,
+    With :math:`\\tilde g = \\gamma \\odot g`, :math:`s = \\sqrt{q+\\varepsilon}` and a bar for the
+    mean over features (:math:`J` is symmetric),
 
-    .. math:: \\begin{aligned} \\frac{\\partial \\ell}{\\partial z} &= J \\tilde g \\\\
-              &= \\frac{1}{s}\\Big(\\tilde g - \\overline{\\tilde g}\\,\\mathbf 1
-              - u\\, \\overline{u \\odot \\tilde g}\\Big), \\\\
-              s &= \\sqrt{q+\\varepsilon}, \\end{aligned}
+    .. math:: \\frac{\\partial \\ell}{\\partial z} = J \\tilde g
+              = \\frac{1}{s}\\Big(\\tilde g - \\overline{\\tilde g}\\,\\mathbf 1
+              - u\\, \\overline{u \\odot \\tilde g}\\Big).
 
     .. formula $J = (\\varepsilon/s^3) P$ not checked: holds for d = 2, the case the sentence names
 
-    where a bar is the mean over features. For ``d = 2``, :math:`J = (\\varepsilon/s^3) P`,
-    and the gradient is computed in that form (no cancellation when
-    :math:`\\tilde g \\parallel v`). ``g`` and ``gamma`` are scaled by powers of two
-    first (exact; ``J`` is linear in them), so a product :math:`\\gamma \\odot g` beyond the
-    float64 range does not overflow unless the gradient does. See :ref:`ch-jacobian`.
+    For ``d = 2``, :math:`J = (\\varepsilon/s^3) P`, and the gradient is computed in that form
+    (no cancellation when :math:`\\tilde g \\parallel v`). ``g`` and ``gamma`` are first
+    scaled by powers of two (exact; ``J`` is linear in them), so :math:`\\gamma \\odot g`
+    beyond float64 does not overflow unless the gradient does. See :ref:`ch-jacobian`.
 
     Examples
     --------
@@ -275,19 +223,15 @@ def param_grads(z: ArrayLike, g: ArrayLike, *, eps: float = EPS) -> tuple[np.nda
 
     Returns
     -------
-    dgamma : (d,) ndarray
-        ``sum over records of g ⊙ u``.
-    dbeta : (d,) ndarray
-        ``sum over records of g``: a parameter shared by many records accumulates their
-        gradients.
+    dgamma, dbeta : (d,) ndarray
+        ``sum g ⊙ u`` and ``sum g`` over the records: a parameter shared by many records
+        accumulates their gradients.
 
     Raises
     ------
-    ValueError
-        As for :func:`lnbook.core`, if ``g`` does not have the shape of ``z``, or if a sum
+    ValueError, TypeError
+        As for :func:`lnbook.core`; if ``g`` does not have the shape of ``z``, or a sum
         overflows float64.
-    TypeError
-        If ``z`` or ``g`` is not real numbers, or ``eps`` not a real number.
 
     Notes
     -----
@@ -316,9 +260,8 @@ def param_grads(z: ArrayLike, g: ArrayLike, *, eps: float = EPS) -> tuple[np.nda
 
 
 @_checks.public
-def central_difference_jacobian(
-    f: Callable[..., np.ndarray], z: ArrayLike, *, tau: float = 1e-6
-) -> np.ndarray:
+def central_difference_jacobian(f: Callable[..., np.ndarray], z: ArrayLike, *,
+                                tau: float = 1e-6) -> np.ndarray:
     r"""Jacobian of ``f`` at a record ``z`` by central differences: the closed forms' witness.
 
     Parameters
@@ -328,32 +271,24 @@ def central_difference_jacobian(
     z : (d,) array_like
         The point.
     tau : float, optional
-        The step :math:`\tau > 0`; the error is ``O(tau^2)`` plus rounding
-        ``O(rho / tau)``.
+        The step.
 
     Returns
     -------
     ndarray, shape ``f(z).shape + (d,)``
-        Column ``j`` is ``(f(z + tau e_j) - f(z - tau e_j)) / (2 tau)``: an ``(m, d)``
-        Jacobian for a vector ``f``, the gradient ``(d,)`` for a scalar one.
+        Column ``j`` is ``(f(z + tau e_j) - f(z - tau e_j)) / (2 tau)``.
 
     Raises
     ------
-    ValueError
-        If ``z`` is not one finite record; if ``tau`` is not positive and finite, moves an
-        entry of ``z`` out of float64's range, or is too small to move it at all
-        (``z_j + tau == z_j``); if ``f`` returns non-finite values or arrays of different
-        shapes.
-    TypeError
-        If ``f`` is not callable, returns something other than real numbers, or ``tau`` is
-        not a real number.
+    ValueError, TypeError
+        If ``f`` is not callable or returns arrays that are not finite real numbers of one
+        shape; if ``z`` is not one finite record; if ``tau`` is not positive and finite, moves
+        an entry of ``z`` out of float64's range, or cannot move it at all.
 
     Notes
     -----
-    Column ``j`` is ``(f(z + tau e_j) - f(z - tau e_j)) / (2 tau)``; its error is of order
-    ``tau**2`` from truncation plus ``rho / tau`` from rounding.
-    Every chapter that derives a Jacobian checks it with this witness, from :ref:`ch-jacobian`
-    on.
+    The error is of order ``tau**2`` (truncation) plus ``rho / tau`` (rounding). Every
+    chapter that derives a Jacobian checks it with this witness, from :ref:`ch-jacobian` on.
 
     Examples
     --------

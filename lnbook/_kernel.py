@@ -2,47 +2,33 @@
 
 Every numerical function of lnbook rests on this module; none validates here (the public
 functions validate with :mod:`lnbook._checks` first, then call in), and none sets numpy's
-floating-point state: its callers run with every warning off (the public functions through
-``_checks.public``, the worker threads of :func:`in_parallel` in their own ``np.errstate``),
+floating-point state: the public functions run with every warning off (``_checks.public``),
 and over- and underflow are detected by the results' checks. Arrays arrive as C-contiguous
-float64 with the records on the last axis.
+float64 with the records on the last axis. Everything runs on the calling thread.
 
-Symbols: a record ``z`` has ``d`` features; ``mu`` is its mean, ``v = z - mu 1`` its
-centered part, ``q = |v|^2 / d`` its population variance, ``eps`` the stabilizer and
-``s = sqrt(q + eps)`` the stabilized scale; ``gamma`` and ``beta`` are the gain and bias.
+Symbols as in :mod:`lnbook._layer`; ``s = sqrt(q + eps)`` is the stabilized scale.
 
 Range. A record whose spread is tiny (``q`` below ``2**-1021``, where squares lose bits to
-underflow) or huge (``q`` or ``q + eps`` overflows) is first multiplied by a power of two
-``2**k``, which is exact, so that its largest entry is near 1. Its statistics are then
-``mu' = 2**k mu``, ``v' = 2**k v`` and ``q' = 4**k q``, and the stabilizer becomes
-``eps' = 4**k eps`` (``2**k eps`` when eps sits outside the root). ``k`` is capped so that
-``eps'`` stays below ``2**1000``: a finite, exact product whenever it is a normal number.
-When ``eps'`` is subnormal it may be inexact (a power of two times a subnormal is exact
-when it grows), but then ``k < 0`` (a record scaled down, its largest entry in [1/2, 1)) and
-``q' >= 2**-108 / d`` (two different entries differ by an ulp at least), so the error of
-``eps'``, below ``2**-1074``, is far below an ulp of ``q' + eps'``. When the cap binds,
-``eps'`` dominates ``q'`` by a factor of ``2**500`` and ``z'`` stays a normal number unless
-the core underflows anyway. Since scaling by ``2**k`` commutes with every rounding between
-over- and underflow, records inside the range get the same bits either way; records outside
-it get the correctly scaled answer instead of a wrong one.
+underflow) or huge (``q`` or ``q + eps`` overflows) is first multiplied by ``2**k`` (exact)
+so that its largest entry is near 1: ``mu' = 2**k mu``, ``v' = 2**k v``, ``q' = 4**k q``,
+``eps' = 4**k eps`` (``2**k eps`` outside the root). ``k`` is capped so that ``eps'`` stays
+below ``2**1000``, finite and exact when normal. A subnormal ``eps'`` may be inexact, but then
+``k < 0`` and ``q' >= 2**-108 / d`` (two different entries differ by an ulp), so its error,
+below ``2**-1074``, is far below an ulp of ``q' + eps'``; when the cap binds, ``eps'``
+dominates ``q'`` by ``2**500``. Scaling by ``2**k`` commutes with every rounding between over-
+and underflow, so records inside the range get the same bits either way.
 """
 
 from __future__ import annotations
-
-import os
-import threading
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 EPS = 1e-5
 
-# elements per block of the layer: 256 Ki float64 (2 MiB). The passes over a block run from
-# the shared cache, and each numpy call is long enough that threads, which must take Python's
-# lock back after every call, seldom wait for it: on a 2-core EPYC (1 MiB of L2 per core,
-# 32 MiB of L3) the layer on (4096, 1024) took 15.6 ms with 64 Ki blocks and 13.7 ms with
-# these on one thread, 14.7 ms and 8.4-11.4 ms on two (benchmarks/ keeps the full record)
+# elements per block: 256 Ki float64 (2 MiB). The passes over a block run from the cache,
+# and the working copies of a statistic stay that small whatever the size of the input: on
+# a 2-core EPYC (1 MiB of L2 per core, 32 MiB of L3) the layer on (4096, 1024) took 15.6 ms
+# with 64 Ki blocks and 13.7 ms with these
 _BLOCK = 1 << 18
 
 # q below this, squares may have lost bits to underflow (each is exact only above 2**-1022,
@@ -51,29 +37,6 @@ _TINY = 2.0**-1021
 # eps' = eps 4**k (or eps 2**k) is kept below 2**_EPS_EXP by capping k
 _EPS_EXP = 1000
 _MAX = float(np.finfo(np.float64).max)
-
-_pool: ThreadPoolExecutor | None = None
-_pool_size = 0
-_pool_lock = threading.Lock()
-
-
-def _forget_pool() -> None:
-    """A forked child has none of the parent's threads: start a fresh pool when needed."""
-    global _pool, _pool_size, _pool_lock
-    _pool, _pool_size, _pool_lock = None, 0, threading.Lock()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forget_pool)
-
-
-def default_threads() -> int:
-    """The CPUs this process may run on (``os.sched_getaffinity``; ``os.cpu_count`` elsewhere)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not Linux
-        return max(1, os.cpu_count() or 1)
-
 
 def zero_spread_error(index: tuple[int, ...], unit: str = "record",
                       center: bool | None = True) -> ValueError:
@@ -95,9 +58,36 @@ def _index(flat: int, lead: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(int(i) for i in np.unravel_index(flat, lead)) if lead else ()
 
 
-def _plain(rows: np.ndarray, v: np.ndarray, sq: np.ndarray, center: bool, ddof: int,
+def _sum_squares(x: np.ndarray, scratch: np.ndarray) -> np.ndarray:
+    """``sum_i x_i^2`` along the last axis of ``x`` (n, d), keeping it, with the bits of
+    ``np.add.reduce(x * x, axis=-1)``, squaring at most ``scratch.size`` entries at a time.
+
+    A record longer than the scratch is cut where numpy's pairwise summation cuts it (the
+    first half rounded down to a multiple of 8, see :func:`lnbook.fp.pairwise_sum`), so the
+    pieces' sums add up in numpy's own order.
+    """
+    n, d = x.shape
+    if d > scratch.size:
+        def pairwise(row: np.ndarray) -> float:
+            if row.size <= scratch.size:
+                return float(np.add.reduce(np.square(row, out=scratch[: row.size])))
+            half = row.size // 2 - (row.size // 2) % 8
+            return pairwise(row[:half]) + pairwise(row[half:])
+
+        return np.array([pairwise(row) for row in x]).reshape(n, 1)
+    out = np.empty((n, 1))
+    step = scratch.size // d
+    for i in range(0, n, step):
+        sq = scratch[: min(step, n - i) * d].reshape(-1, d)
+        np.square(x[i : i + step], out=sq)
+        np.add.reduce(sq, axis=-1, keepdims=True, out=out[i : i + step])
+    return out
+
+
+def _plain(rows: np.ndarray, v: np.ndarray, scratch: np.ndarray, center: bool, ddof: int,
            fast: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Statistics of ``rows`` (n, d) without rescaling: returns ``(mu, q)``, writes ``v``."""
+    """Statistics of ``rows`` (n, d) without rescaling: returns ``(mu, q)``, writes ``v``
+    (which may be ``rows`` itself)."""
     d = rows.shape[-1]
     if fast:
         # the literal one-pass formula: s^2 = max(0, E[z^2] - mu^2) d / (d - ddof)
@@ -105,8 +95,7 @@ def _plain(rows: np.ndarray, v: np.ndarray, sq: np.ndarray, center: bool, ddof: 
             mu = np.add.reduce(rows, axis=-1, keepdims=True) / d
         else:
             mu = np.zeros((rows.shape[0], 1))
-        np.multiply(rows, rows, out=sq)
-        ez2 = np.add.reduce(sq, axis=-1, keepdims=True) / d
+        ez2 = _sum_squares(rows, scratch) / d
         q = np.maximum(0.0, ez2 - mu * mu) * (d / (d - ddof))
         np.subtract(rows, mu, out=v)
         return mu, q
@@ -123,16 +112,15 @@ def _plain(rows: np.ndarray, v: np.ndarray, sq: np.ndarray, center: bool, ddof: 
         mu = np.zeros((rows.shape[0], 1))
         np.copyto(v, rows)
     # q = (1/(d - ddof)) sum_i v_i^2, a pairwise sum of the squares
-    np.square(v, out=sq)
-    q = np.add.reduce(sq, axis=-1, keepdims=True) / (d - ddof)
+    q = _sum_squares(v, scratch) / (d - ddof)
     return mu, q
 
 
 def _exponents(rows: np.ndarray, eps: float, eps_inside: bool) -> np.ndarray:
     """The k (n, 1) that bring each record's largest entry near 1, capped by eps."""
     # max_i |z_i| = m 2^e with m in [1/2, 1): k = -e
-    _, e = np.frexp(np.abs(rows).max(axis=-1, keepdims=True))
-    k = -e.astype(np.int64)
+    top = np.maximum(rows.max(axis=-1, keepdims=True), -rows.min(axis=-1, keepdims=True))
+    k = -np.frexp(top)[1].astype(np.int64)
     if eps > 0:
         # keep eps' = eps 4^k (or eps 2^k) below 2^1000: eps < 2^e_eps
         e_eps = int(np.frexp(eps)[1])
@@ -151,15 +139,13 @@ def moments(rows: np.ndarray, eps: float, out: np.ndarray | None = None, *, cent
     array when None). ``k`` is 0 for every record whose plain statistics are accurate; the
     others (see the module's notes) are rescaled. With ``center=False`` the statistics are
     about 0 (``mu = 0``, ``v = z``); ``ddof`` sets the divisor ``d - ddof``; ``fast`` is the
-    literal one-pass variance, never rescaled. ``scratch``: a buffer of at least ``rows.size``
-    elements for the squares (reused across blocks: a fresh one costs page faults).
+    literal one-pass variance, never rescaled. ``scratch``: a buffer for the squares (reused
+    across blocks: a fresh one costs page faults); by default one block.
     """
     v = np.empty(rows.shape) if out is None else out
     if scratch is None:
-        sq = np.empty(rows.shape)
-    else:
-        sq = scratch[: rows.size].reshape(rows.shape)
-    mu, q = _plain(rows, v, sq, center, ddof, fast)
+        scratch = np.empty(max(1, min(rows.size, _BLOCK)))
+    mu, q = _plain(rows, v, scratch, center, ddof, fast)
     k = np.zeros(q.shape, dtype=np.int64)
     if fast or not q.size:
         return mu, v, q, k
@@ -169,30 +155,30 @@ def moments(rows: np.ndarray, eps: float, out: np.ndarray | None = None, *, cent
     if q.min() >= _TINY and s2.max() <= _MAX:
         return mu, v, q, k
     bad = np.flatnonzero(~((q >= _TINY) & (s2 <= _MAX)))
-    sub = rows[bad]
+    # (a block of records is small; a record longer than a block is rescaled in place)
+    every = bad.size == rows.shape[0]
+    sub = rows if every else rows[bad]
     kb = _exponents(sub, eps, eps_inside)
     # z' = 2^k z, exact
-    scaled = np.ldexp(sub, kb)
-    vb = np.empty(sub.shape)
-    mub, qb = _plain(scaled, vb, np.empty(sub.shape), center, ddof, False)
-    v[bad], mu[bad], q[bad], k[bad] = vb, mub, qb, kb
+    vb = v if every else np.empty(sub.shape)
+    np.ldexp(sub, kb, out=vb)
+    mub, qb = _plain(vb, vb, scratch, center, ddof, False)
+    if not every:
+        v[bad] = vb
+    mu[bad], q[bad], k[bad] = mub, qb, kb
     return mu, v, q, k
 
 
 def denominator(q: np.ndarray, k: np.ndarray, eps: float, *, eps_inside: bool = True,
                 lead: tuple[int, ...] = (), start: int = 0, unit: str = "record",
                 center: bool | None = True) -> np.ndarray:
-    """The scaled stabilized scale ``s' = 2**k s``, with ``s = sqrt(q + eps)``.
-
-    With ``eps_inside=False`` it is ``2**k (sqrt(q) + eps)``. Raises THE zero-denominator
-    error (naming the record by its index in ``lead``; ``start``: the first row's flat index)
-    when ``eps = 0`` and a record has zero spread. A constant record scaled down (``q' = 0``
-    with ``k < 0``: a record scaled down has its largest entry in [1/2, 1), and if it is not
-    constant two entries differ by an ulp of that at least, so ``q' > 0``) is given ``k = 0``
-    back, in place, and its true ``s = sqrt(eps)`` (``eps`` outside the root): its ``v' = 0``
-    does not depend on the scale, while its ``eps' = 4**k eps`` may be subnormal, inexact, or
-    0. (A record scaled up may have ``q' = 0`` without being constant, when the cap on k
-    binds and its squares underflow; its ``s'`` is right as it is.)
+    """The scaled stabilized scale ``s' = 2**k s``, ``s = sqrt(q + eps)`` (or
+    ``sqrt(q) + eps`` with ``eps_inside=False``); THE zero-denominator error, naming the record
+    by its index in ``lead`` (``start``: the first row's flat index), when ``eps = 0`` and a
+    record has zero spread. A constant record scaled down (``q' = 0`` with ``k < 0``: a record
+    scaled down that is not constant has ``q' > 0``) is given ``k = 0`` back, in place, and
+    its true ``s = sqrt(eps)``: its ``v' = 0`` needs no scale, while its ``eps' = 4**k eps``
+    may be inexact or 0.
     """
     scaled = k.any()  # (most blocks: none is, and eps' = eps)
     if eps_inside:
@@ -205,11 +191,9 @@ def denominator(q: np.ndarray, k: np.ndarray, eps: float, *, eps_inside: bool = 
     if zero.size:
         if eps == 0:
             raise zero_spread_error(_index(start + int(zero[0]), lead), unit, center)
-        # a constant record scaled down: v' = 0 at any scale, so unscaled: s = sqrt(0 + eps)
-        # (or 0 + eps), u = 0
-        # (where eps >= 2^_EPS_EXP the cap on k may scale down a record that is not constant
-        # until its squares underflow, q' = 0; its eps' = 4^k eps is then a normal float, exact,
-        # and s' is right as it is: only a record whose eps' is inexact is given k = 0)
+        # a constant record scaled down: v' = 0 at any scale, so s = sqrt(0 + eps), u = 0
+        # (where eps >= 2^_EPS_EXP the cap on k may scale down a non-constant record until
+        # q' = 0; its eps' is then normal and exact, and s' right as it is)
         scale = k.reshape(s.shape)
         kz = scale.ravel()[zero]
         down = kz < 0
@@ -239,14 +223,20 @@ def _unscale(x: np.ndarray, k: np.ndarray, power: int = 1) -> np.ndarray:
     return np.ldexp(x, -power * k)
 
 
+def _blocks(rows: np.ndarray) -> list[slice]:
+    """Blocks of about ``_BLOCK`` elements of the records ``rows`` (n, d)."""
+    step = max(1, _BLOCK // rows.shape[-1])
+    return [slice(i, i + step) for i in range(0, rows.shape[0], step)]
+
+
 def statistics(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(mu, q)`` of every record of ``z`` (..., d), shapes ``z.shape[:-1]``, unscaled."""
-    d = z.shape[-1]
-    rows = z.reshape(-1, d)
-    mu, _, q, k = moments(rows, 0.0)
-    mu, q = _unscale(mu, k), _unscale(q, k, 2)
-    lead = z.shape[:-1]
-    return mu.reshape(lead), q.reshape(lead)
+    rows = z.reshape(-1, z.shape[-1])
+    mu, q = np.empty(rows.shape[0]), np.empty(rows.shape[0])
+    for b in _blocks(rows):
+        m, _, s, k = moments(rows[b], 0.0)
+        mu[b], q[b] = _unscale(m, k).ravel(), _unscale(s, k, 2).ravel()
+    return mu.reshape(z.shape[:-1]), q.reshape(z.shape[:-1])
 
 
 def core_parts(z: np.ndarray, eps: float) -> tuple[np.ndarray, np.ndarray]:
@@ -261,29 +251,6 @@ def core_parts(z: np.ndarray, eps: float) -> tuple[np.ndarray, np.ndarray]:
     # are then checked for finiteness)
     s = _unscale(s, k)
     return u.reshape(z.shape), s.reshape(z.shape[:-1] + (1,))
-
-
-def forward(z: np.ndarray, eps: float, gamma: np.ndarray | None = None,
-            beta: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The layer, and what its backward pass needs: ``(y, u, s)``.
-
-    ``y = gamma ⊙ u + beta`` with the core ``u`` and the scale ``s`` (..., 1) of
-    :func:`core_parts`, computed once; the bits of ``y`` are :func:`standardize`'s (the same
-    statistics, ``v / s``, then the gain and the bias).
-    """
-    u, s = core_parts(z, eps)
-    y = u if gamma is None else u * gamma
-    if beta is not None:
-        y = y + beta
-    if gamma is None and beta is None:
-        y = y.copy()
-    bad = np.flatnonzero(~np.isfinite(y.reshape(-1, z.shape[-1])).all(axis=-1))
-    if bad.size:
-        raise ValueError(
-            f"the output gamma ⊙ u + beta of record {_index(int(bad[0]), z.shape[:-1])} "
-            "overflows float64 (a gain or bias too large); rescale gamma or beta"
-        )
-    return y, u, s
 
 
 def _exponent(x: np.ndarray) -> int:
@@ -328,41 +295,44 @@ def mean_square_ratio(z: np.ndarray, eps: float, *, root: bool = False) -> np.nd
     length ``sqrt(d q / (q + eps))``."""
     d = z.shape[-1]
     rows = z.reshape(-1, d)
-    _, v, q, k = moments(rows, eps)
-    denominator(q, k, eps, lead=z.shape[:-1])  # refuses eps = 0 with a constant record
-    # q' / (q' + eps') = q / (q + eps) (0 for a constant record)
-    s2 = q + np.ldexp(eps, 2 * k)
-    ratio = np.divide(q, s2, out=np.zeros_like(q), where=q > 0)
-    if root:
-        # |u| = sqrt(d q' / (q' + eps')); where the ratio underflows, its root need not:
-        # ||v'|| / sqrt(q' + eps') (about 1e-294 for a record of spread 1e-300), with
-        # ||v'|| = 2^e ||2^-e v'|| (q' itself may be subnormal when the cap on k binds)
-        out = np.sqrt(d * ratio)
-        # (q' may even be 0 then: a record that is not constant, v' != 0, has a length)
-        low = np.flatnonzero(ratio < 2.0**-1000)
-        if low.size:
-            low = low[(v[low] != 0).any(axis=-1)]
-            vb = v[low]
-            _, e = np.frexp(np.abs(vb).max(axis=-1))
-            norm = np.ldexp(np.sqrt(np.square(np.ldexp(vb, -e[:, None])).sum(axis=-1)), e)
-            out[low] = (norm / np.sqrt(s2[low].ravel()))[:, None]
-        ratio = out
-    return ratio.reshape(z.shape[:-1])
+    out = np.empty(rows.shape[0])
+    for b in _blocks(rows):
+        _, v, q, k = moments(rows[b], eps)
+        # refuses eps = 0 with a constant record
+        denominator(q, k, eps, lead=z.shape[:-1], start=b.start)
+        # q' / (q' + eps') = q / (q + eps) (0 for a constant record)
+        s2 = q + np.ldexp(eps, 2 * k)
+        ratio = np.divide(q, s2, out=np.zeros_like(q), where=q > 0)
+        if root:
+            # |u| = sqrt(d q' / (q' + eps')); where the ratio underflows its root need not:
+            # ||v'|| / sqrt(q' + eps') (q' itself may be subnormal, even 0, when the cap on k
+            # binds)
+            ratio = np.sqrt(d * ratio)
+            low = np.flatnonzero(ratio < 2.0**-500)
+            if low.size:
+                ratio[low] = (norm(v[low]) / np.sqrt(s2[low].ravel()))[:, None]
+        out[b] = ratio.ravel()
+    return out.reshape(z.shape[:-1])
 
 
+def norm(x: np.ndarray) -> np.ndarray:
+    """``||x||`` along the last axis, safe from the squares' over- and underflow: where the
+    largest ``|x_i|`` is below ``2**-500`` or the norm overflows, ``2^e ||2^-e x||``."""
+    out = np.atleast_1d(np.linalg.norm(x, axis=-1))
+    top = np.atleast_1d(np.abs(x).max(axis=-1))
+    bad = ~np.isfinite(out) | ((top > 0) & (top < 2.0**-500))
+    if bad.any():
+        _, e = np.frexp(top[bad])
+        xb = np.ldexp(x.reshape(-1, x.shape[-1])[bad.ravel()], -e[:, None])
+        out[bad] = np.ldexp(np.sqrt(np.square(xb).sum(axis=-1)), e)
+    return out.reshape(x.shape[:-1])
 
 
 def _bufsize(d: int, bufsize: int) -> int:
-    """numpy's buffer size for the layer's passes over records of length ``d``.
-
-    numpy's iterator is slow when a buffer spans several records and an operand is
-    broadcast across them (the per-record statistics (n, 1), the gain (d,)); with buffers
-    no longer than a record, measured on (4096, 1024) with numpy 2.4: subtracting the mean
-    2.4 -> 1.3 ms, dividing by s 2.7 -> 1.9 ms, multiplying by gamma 1.9 -> 1.4 ms. The
-    bits do not change: elementwise passes are correctly rounded whatever the buffers, and
-    numpy sums a contiguous float64 row the same way whatever the buffer size (a test
-    checks both).
-    """
+    """numpy's buffer size for the layer's passes over records of length ``d``: no longer
+    than a record, where numpy's iterator is slow with buffers spanning records and a
+    broadcast operand (on (4096, 1024): subtracting the mean 2.4 -> 1.3 ms, dividing by s
+    2.7 -> 1.9 ms). The bits do not change (tests/test_normalize.py checks it)."""
     # a multiple of 16 (numpy's rule); short records were as fast with the default
     return min(bufsize, d - d % 16) if d >= 256 else bufsize
 
@@ -370,13 +340,9 @@ def _bufsize(d: int, bufsize: int) -> int:
 def _block(rows: np.ndarray, y: np.ndarray, eps: float, gamma: np.ndarray | None,
            beta: np.ndarray | None, start: int, lead: tuple[int, ...], options: dict,
            unit: str, check: bool, scratch: np.ndarray) -> None:
-    """One block of the layer, in place in ``y``: ``gamma ⊙ v / s + beta``.
-
-    One routine for every record and option. (A twin for the common case, which skipped the
-    rescaling's bookkeeping in fewer numpy calls, gave the same bits and saved about 3 % of
-    the CPU time of (4096, 1024) on one thread: 15.38 against 15.92 ms, best of 60 runs each,
-    interleaved, on a 2-core EPYC; not enough to keep two copies of the formula.)
-    """
+    """One block of the layer, in place in ``y``: ``gamma ⊙ v / s + beta``. (A twin for the
+    common case, without the rescaling's bookkeeping, saved 3 % of the CPU time: not enough
+    to keep two copies of the formula.)"""
     _, v, q, k = moments(rows, eps, out=y, center=options["center"], ddof=options["ddof"],
                          eps_inside=options["eps_inside"], fast=options["fast"],
                          scratch=scratch)
@@ -405,13 +371,11 @@ def _block(rows: np.ndarray, y: np.ndarray, eps: float, gamma: np.ndarray | None
 
 def standardize(z: np.ndarray, eps: float, gamma: np.ndarray | None = None,
                 beta: np.ndarray | None = None, *, center: bool = True, ddof: int = 0,
-                eps_inside: bool = True, fast: bool = False, unit: str = "record",
-                threads: int | None = None) -> np.ndarray:
+                eps_inside: bool = True, fast: bool = False, unit: str = "record") -> np.ndarray:
     """``gamma ⊙ (z - mu 1) / s + beta`` for every record, a block of records at a time.
 
-    Blocks of about ``_BLOCK`` elements are independent, so they may run on ``threads``
-    threads (numpy releases the GIL inside its loops); the bits never depend on how many.
-    The first error in record order is the one raised.
+    Blocks of about ``_BLOCK`` elements keep every temporary small and in cache; the first
+    error in record order is the one raised.
     """
     d = z.shape[-1]
     lead = z.shape[:-1]
@@ -424,61 +388,12 @@ def standardize(z: np.ndarray, eps: float, gamma: np.ndarray | None = None,
     bound += 0.0 if beta is None else np.abs(beta).max()
     check = not bound < 1e300 or fast
     step = max(1, _BLOCK // d)
-    starts = range(0, rows.shape[0], step)
-    bufsize = _bufsize(d, np.getbufsize())
-
-    def work(run: Sequence[int]) -> None:
-        # one scratch buffer per run of blocks, reused by each block; overflow and underflow
-        # inside are detected by the checks, so numpy's warnings are off (per thread)
-        scratch = np.empty(min(step, rows.shape[0]) * d)
-        with np.errstate(all="ignore"):  # also restores numpy's buffer size on leaving
-            np.setbufsize(bufsize)
-            for start in run:
-                block = slice(int(start), int(start) + step)
-                _block(rows[block], y[block], eps, gamma, beta, int(start), lead, options,
-                       unit, check, scratch)
-
-    in_parallel(work, starts, threads)
+    # one scratch buffer for the squares, reused by every block (a fresh one costs page faults)
+    scratch = np.empty(max(1, min(step * d, rows.size, _BLOCK)))
+    with np.errstate(all="ignore"):  # also restores numpy's buffer size on leaving
+        np.setbufsize(_bufsize(d, np.getbufsize()))
+        for start in range(0, rows.shape[0], step):
+            block = slice(start, start + step)
+            _block(rows[block], y[block], eps, gamma, beta, start, lead, options, unit, check,
+                   scratch)
     return y.reshape(z.shape)
-
-
-def in_parallel(work: Callable[[Sequence[int]], None], starts: Sequence[int],
-                threads: int | None) -> None:
-    """Call ``work`` on contiguous runs of ``starts``, one run per thread.
-
-    ``threads=None``: one per CPU this process may run on, at most one per start. The caller's
-    thread takes the first run and a shared pool the others (a thread already running need
-    not be woken: on a 2-core VM, (4096, 1024) after 50 ms of one-thread work took a median of
-    12-14 ms instead of 17 ms). The runs are in order, so the first exception in order is the
-    one raised (after every run ends).
-    """
-    n = min(len(starts), default_threads() if threads is None else threads)
-    if n <= 1:
-        work(starts)
-        return
-    global _pool, _pool_size
-    runs = [[int(i) for i in r] for r in np.array_split(np.asarray(starts), n)]
-    with _pool_lock:  # callers on several threads of their own share one pool
-        if _pool is None or _pool_size < n - 1:
-            if _pool is not None:
-                # submitted work still runs; its idle threads end
-                _pool.shutdown(wait=False)
-            _pool, _pool_size = ThreadPoolExecutor(n - 1, thread_name_prefix="lnbook"), n - 1
-        futures = [_pool.submit(work, r) for r in runs[1:]]
-    # the caller works on the first run itself
-    first: BaseException | None = None
-    try:
-        work(runs[0])
-    except BaseException as exc:  # raised after the other runs end, as theirs are
-        first = exc
-    try:
-        for f in futures:
-            f.exception() if first is not None else f.result()
-    finally:
-        for f in futures:
-            f.cancel()
-        for f in futures:
-            if not f.cancelled():
-                f.exception()
-    if first is not None:
-        raise first

@@ -1,11 +1,9 @@
 """A correctly rounded reference for the core, and the error of a computed core in ulps.
 
-The float64 inputs are exact rational numbers, and so are their mean, their centered parts
-and their variance: :func:`exact_core` computes those with ``fractions.Fraction``, takes
-the square root with mpmath, and certifies the rounding with exact rational comparisons. It
-is slow (pure Python, one record at a time) and meant for tests and
-:ref:`ch-floating-point`. mpmath is imported inside the functions, so ``import lnbook``
-never needs it.
+Float64 inputs are exact rationals, and so are their mean, centered parts and variance:
+:func:`exact_core` computes those with ``fractions.Fraction``, takes the root with mpmath
+(imported inside, so ``import lnbook`` never needs it) and certifies the rounding with exact
+rational comparisons. Slow (pure Python): meant for tests and :ref:`ch-floating-point`.
 """
 
 from __future__ import annotations
@@ -78,9 +76,8 @@ def _exact_record(z: np.ndarray, eps: Fraction, prec: int, center: bool) -> np.n
 
 
 @_checks.public
-def exact_core(
-    z: ArrayLike, *, eps: float = EPS, dps: int | None = None, center: bool = True
-) -> np.ndarray:
+def exact_core(z: ArrayLike, *, eps: float = EPS, dps: int | None = None,
+               center: bool = True) -> np.ndarray:
     """The core of every record, correctly rounded from the exact value.
 
     Parameters
@@ -88,47 +85,40 @@ def exact_core(
     z : (d,) or (..., d) array_like
         Records along the last axis; each float64 entry is taken as the exact number it is.
     eps : float, optional
-        Stabilizer inside the root, taken as the exact value of the float64 ``eps`` (so
-        ``eps=1e-5`` means ``0.0000100000000000000008180305...``, the value lnbook adds).
+        Stabilizer, the exact value of the float64 ``eps`` (``1e-5`` is
+        ``0.0000100000000000000008180305...``, the value lnbook adds).
     dps : int, optional
-        Decimal digits of mpmath's working precision for the square roots (default 30). The
-        rounding is certified whatever ``dps`` is; too few digits only cost retries.
+        Decimal digits of mpmath's working precision (default 30); the rounding is certified
+        whatever ``dps`` is, too few digits only cost retries.
     center : bool, optional
-        ``False`` gives RMSNorm's exact core instead (no mean subtracted: ``mu = 0``),
-        the reference for :func:`lnbook.rms_norm`.
+        ``False`` gives RMSNorm's exact core (``mu = 0``), the reference of
+        :func:`lnbook.rms_norm`.
 
     Returns
     -------
     ndarray
-        The core of every record, of the shape of ``z``, float64: each component is the exact
-        core rounded to the nearest float64 (ties to even).
+        Each component of each record's exact core rounded to the nearest float64 (ties to
+        even).
 
     Raises
     ------
-    ValueError
-        If ``eps < 0``, if ``eps == 0`` and a record is constant, if ``dps`` is not from 1
-        to 10000, or if ``z`` is invalid (see :func:`lnbook.stats`).
-    TypeError
-        If ``center`` is not a bool or ``dps`` not an integer.
+    ValueError, TypeError
+        As for :func:`lnbook.core` (``eps = 0`` at a constant record is 0/0); if ``dps`` is not
+        an integer from 1 to 10000 or ``center`` not a bool.
 
     Notes
     -----
     .. math:: \\begin{aligned} u_i &= \\frac{z_i - \\mu}{\\sqrt{q + \\varepsilon}} \\\\
         &= \\operatorname{sign}(v_i) \\sqrt{\\frac{v_i^2}{q + \\varepsilon}} \\end{aligned}
 
-    The mean, the centered parts and ``q + eps`` of float64 numbers are rationals, computed
-    exactly with ``fractions.Fraction``; the only irrational step is the root of the
-    rational :math:`v_i^2/(q+\\varepsilon)`. mpmath approximates it, and the float64 answer
-    ``c`` is accepted only when the exact squares of the midpoints between ``c`` and its two
-    neighbours bracket that rational. Slow: meant for tests and :ref:`ch-floating-point`.
+    The only irrational step is the root of the rational :math:`v_i^2/(q+\\varepsilon)`: mpmath
+    approximates it, and a float64 ``c`` is accepted only when the exact squares of the
+    midpoints between ``c`` and its neighbours bracket that rational. See
+    :ref:`ch-floating-point`.
 
     Examples
     --------
-    >>> exact_core([1, 2, 3], eps=1/3)
-    array([-1.,  0.,  1.])
     >>> u = exact_core([2, 4, 6, 8], eps=0)
-    >>> u.round(6)
-    array([-1.341641, -0.447214,  0.447214,  1.341641])
     >>> float(u[3]) == float.fromhex("0x1.5775c544ff263p+0")  # 3/sqrt(5), rounded once
     True
     >>> exact_core([3, 4], eps=0, center=False)  # (3, 4) / sqrt(25 / 2)
@@ -139,11 +129,6 @@ def exact_core(
     center = _checks.option(center, "center")
     # more digits cost time without changing the (certified) answer
     dps = DEFAULT_DPS if dps is None else _checks.count(dps, "dps", maximum=MAX_DPS)
-    return exact_records(arr, eps, dps, center)
-
-
-def exact_records(arr: np.ndarray, eps: float, dps: int, center: bool = True) -> np.ndarray:
-    """exact_core on validated arguments (for lnbook's own callers: fp.offset_errors)."""
     # bits = digits log2(10), with a margin
     prec = int(dps * 3.33) + 8
     rows = arr.reshape(-1, arr.shape[-1])
@@ -159,9 +144,8 @@ def exact_records(arr: np.ndarray, eps: float, dps: int, center: bool = True) ->
 
 
 @_checks.public
-def ulp_error(
-    computed: ArrayLike, exact: ArrayLike, *, dtype: DTypeLike = np.float64
-) -> np.ndarray:
+def ulp_error(computed: ArrayLike, exact: ArrayLike, *,
+              dtype: DTypeLike = np.float64) -> np.ndarray:
     """Normwise error of every record, in ulps of the exact result's largest component.
 
     Parameters
@@ -171,23 +155,20 @@ def ulp_error(
     exact : (d,) or (..., d) array_like
         The correctly rounded result (from :func:`exact_core`), same shape.
     dtype : floating dtype, optional
-        The format whose ulp is the unit: float64 (default), or float32 / float16 to measure
-        a low-precision computation in its own ulps.
+        The format whose ulp is the unit: float64 (default), float32, float16 (a low-precision
+        computation in its own ulps) or ``np.longdouble``.
 
     Returns
     -------
     (...) ndarray
-        ``max_i |computed_i - exact_i| / ulp(max_i |exact_i|)`` for every record, shape
-        ``exact.shape[:-1]``.
+        ``max_i |computed_i - exact_i| / ulp(max_i |exact_i|)`` for every record.
 
     Raises
     ------
-    ValueError
-        If the shapes differ, an entry is NaN or infinite, ``dtype`` is not a float type,
-        or an exact entry lies beyond ``dtype``'s range (e.g. above 65504 in float16).
-    TypeError
-        If ``dtype`` is not float16, float32, float64 or the long double, or an array is not
-        real numbers.
+    ValueError, TypeError
+        For records that are not finite real numbers or not of one shape, a ``dtype`` not of
+        the four, or an exact entry beyond ``dtype``'s range (above 65504 in float16); if an
+        error overflows float64.
 
     Notes
     -----
@@ -196,20 +177,15 @@ def ulp_error(
     .. math:: \\mathrm{err} = \\frac{\\max_i \\lvert \\hat u_i - u_i \\rvert}
         {\\operatorname{ulp}(\\max_i \\lvert u_i \\rvert)}
 
-    ``ulp(x)`` is ``np.spacing`` of ``x`` rounded to ``dtype``: the gap to the next number
-    of that format (at its largest finite number, the gap below it). The error is normwise,
-    so a tiny component is not judged by its own (tiny) ulp; a computation that rounds each
-    component once scores at most 1/2. A record
-    whose exact result is all zeros is measured in units of the smallest subnormal. See the
-    :ref:`ch-floating-point`.
+    ``ulp(x)`` is ``np.spacing`` of ``x`` rounded to ``dtype`` (at the largest finite number, the
+    gap below it; for 0, the smallest subnormal). Normwise, a tiny component is not judged by its
+    own ulp; rounding each component of the real-valued result once scores at most 1/2 (0
+    against its correctly rounded value). See :ref:`ch-floating-point`.
 
     Examples
     --------
-    >>> exact = [-1.0, 0.0, 1.0]
-    >>> float(ulp_error([-1.0, 2**-60, 1.0 + 2**-52], exact))
+    >>> float(ulp_error([-1.0, 2**-60, 1.0 + 2**-52], [-1.0, 0.0, 1.0]))
     1.0
-    >>> ulp_error([[0.5, 0.25], [3.0, 2.0]], [[0.5, 0.25 + 2**-54], [3.0, 2.0]]).tolist()
-    [0.5, 0.0]
     >>> float(ulp_error([1.0 + 2**-23], [1.0], dtype=np.float32))
     1.0
     """
@@ -217,28 +193,30 @@ def ulp_error(
     e = _checks.records(exact, "exact")
     if c.shape != e.shape:
         raise ValueError(f"computed has shape {c.shape} but exact has shape {e.shape}")
-    unit_type = _checks.float_format(
-        dtype, allowed=(np.float16, np.float32, np.float64, np.longdouble))
-    largest = np.abs(e).max(axis=-1)
-    top = float(np.finfo(unit_type).max)
-    if (largest > top).any():
-        raise ValueError(
-            f"exact has entries of magnitude up to {float(largest.max())!r}, beyond "
-            f"{unit_type}'s largest finite number {top!r}: it has no ulp there"
-        )
-    # ulp(max_i |u_i|), in the format of dtype
-    unit = np.spacing(largest.astype(unit_type)).astype(np.float64)
-    # np.spacing of the largest finite number is inf (the gap to overflow): its ulp is its
-    # binade's, the spacing of the number just below it
-    unit = np.where(np.isinf(unit), np.spacing(np.nextafter(
-        largest.astype(unit_type), unit_type.type(0))).astype(np.float64), unit)
-    # err = max_i |c_i - u_i| / ulp
-    diff = np.abs(c - e)
-    err = diff.max(axis=-1) / unit
-    beyond = ~np.isfinite(err)
-    if beyond.any():
-        # c - u overflows float64 (c and u huge, of opposite signs): 2 |c/2 - u/2| / ulp,
-        # the halves exact at that size
-        half = np.abs(c / 2 - e / 2).max(axis=-1)
-        err = np.where(beyond, half / unit * 2, err)
-    return _checks.finite_result(err, "the error |computed - exact| in ulps")
+    fmt = _checks.float_format(dtype, allowed=(np.float16, np.float32, np.float64,
+                                               np.longdouble))
+    top = float(np.finfo(fmt).max)
+    largest = float(np.abs(e).max()) if e.size else 0.0
+    if largest > top:
+        raise ValueError(f"exact has entries of magnitude up to {largest!r}, beyond {fmt}'s "
+                         f"largest finite number {top!r}: it has no ulp there")
+    return ulps(c, e, fmt, "the error |computed - exact| in ulps")
+
+
+def ulps(c: np.ndarray, e: np.ndarray, fmt: np.dtype, what: str) -> np.ndarray:
+    """``max_i |c_i - e_i| / ulp(max_i |e_i|)`` per record, validated arrays (for
+    :func:`ulp_error` and :func:`lnbook.fp.offset_errors`); refuses an error beyond float64."""
+    largest = np.abs(e).max(axis=-1).astype(fmt)
+    # ulp(x) = np.spacing(x) in the format; at its largest finite number (where np.spacing is
+    # inf, the gap to overflow) the gap below it
+    unit = np.spacing(largest)
+    unit = np.where(np.isinf(unit), np.spacing(np.nextafter(largest, fmt.type(0))), unit)
+    # |c - u|, from halves where it overflows (c and u huge, of opposite signs)
+    diff = np.abs(c - e).max(axis=-1)
+    over = np.isinf(diff)
+    diff = np.where(over, np.abs(c / 2 - e / 2).max(axis=-1), diff)
+    # divided in the wider of the format and float64: a long double's ulp may be below
+    # float64's range (that of 0 always is)
+    wide = np.promote_types(fmt, np.float64)
+    err = (diff.astype(wide) / unit.astype(wide) * np.where(over, 2, 1)).astype(np.float64)
+    return _checks.finite_result(err, what)

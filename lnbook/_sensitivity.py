@@ -8,13 +8,7 @@ from numpy.typing import ArrayLike
 from . import _checks, _kernel
 from ._kernel import EPS
 
-__all__ = [
-    "operator_norm",
-    "lipschitz_bound",
-    "amplification",
-    "response",
-    "response_slope",
-]
+__all__ = ["operator_norm", "lipschitz_bound", "amplification", "response", "response_slope"]
 
 
 @_checks.public
@@ -31,33 +25,28 @@ def operator_norm(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
     Returns
     -------
     (...) ndarray
-        ``||Du_eps(z)||_2`` for every record, shape ``z.shape[:-1]``.
+        ``||Du_eps(z)||_2`` for every record.
 
     Raises
     ------
-    ValueError
+    ValueError, TypeError
         As for :func:`lnbook.core`, or if the norm overflows float64.
-    TypeError
-        As for :func:`lnbook.core`.
 
     Notes
     -----
-    The Jacobian is symmetric, so its norm is its largest eigenvalue: 0 on
-    :math:`\\mathbf 1`, :math:`\\varepsilon/(q+\\varepsilon)^{3/2}` on :math:`v`, and
-    :math:`(q+\\varepsilon)^{-1/2}` on the :math:`d-2` directions orthogonal to both. Hence
+    J is symmetric, with the eigenvalues 0 on :math:`\\mathbf 1`,
+    :math:`\\varepsilon/(q+\\varepsilon)^{3/2}` on :math:`v` and :math:`(q+\\varepsilon)^{-1/2}`
+    on the :math:`d-2` directions orthogonal to both; so
 
     .. math:: \\lVert J \\rVert_2 = \\begin{cases} 0 & d = 1,\\\\
               \\varepsilon/(q+\\varepsilon)^{3/2} & d = 2,\\\\
               (q+\\varepsilon)^{-1/2} & d \\ge 3, \\end{cases}
 
-    which never exceeds :math:`\\varepsilon^{-1/2}` (for ``d = 2`` the two cases agree
-    at ``q = 0``). The ``d = 2`` value is computed as :math:`((\\varepsilon/s)/s)/s`, so
-    it neither overflows nor vanishes where :math:`s^3` would. See :ref:`ch-sensitivity`.
+    never above :math:`\\varepsilon^{-1/2}`. The ``d = 2`` value is :math:`((\\varepsilon/s)/s)/s`,
+    which neither overflows nor vanishes where :math:`s^3` would. See :ref:`ch-sensitivity`.
 
     Examples
     --------
-    >>> float(operator_norm([-1, 1], eps=3))
-    0.375
     >>> float(operator_norm([7, 7, 7], eps=1e-4))
     100.0
     """
@@ -82,7 +71,7 @@ def lipschitz_bound(gamma: ArrayLike | None = None, *, eps: float = EPS) -> floa
     gamma : (d,) array_like, optional
         Gain; omitted means all ones.
     eps : float, optional
-        Stabilizer; must be positive (with ``eps = 0`` there is no finite bound).
+        Stabilizer, positive (with ``eps = 0`` there is no finite bound).
 
     Returns
     -------
@@ -91,10 +80,9 @@ def lipschitz_bound(gamma: ArrayLike | None = None, *, eps: float = EPS) -> floa
 
     Raises
     ------
-    ValueError
-        If ``eps <= 0`` or ``gamma`` is not a finite vector.
-    TypeError
-        If ``eps`` or ``gamma`` is not real numbers.
+    ValueError, TypeError
+        If ``eps`` is not positive and finite, ``gamma`` not a finite vector, or the bound
+        overflows float64.
 
     Notes
     -----
@@ -102,16 +90,13 @@ def lipschitz_bound(gamma: ArrayLike | None = None, *, eps: float = EPS) -> floa
               &\\le \\frac{\\max_i |\\gamma_i|}{\\sqrt\\varepsilon} \\lVert z - z' \\rVert_2
               \\end{aligned}
 
-    The bias cancels in differences. For the core (no gain, ``d >= 2``) the bound is the exact
-    Lipschitz constant; with a gain it is exact only when the largest ``|gamma_i|`` occurs at
-    least twice or ``gamma = 0``, and otherwise the constant is
-    ``||diag(gamma) P||_2 / sqrt(eps)``, smaller.
-    See :ref:`ch-epsilon` and :ref:`ch-sensitivity`.
+    The bias cancels. For the core (``d >= 2``) this is the exact Lipschitz constant; with a gain,
+    only when the largest ``|gamma_i|`` occurs twice (otherwise
+    ``||diag(gamma) P||_2 / sqrt(eps)`` is smaller). See :ref:`ch-epsilon` and
+    :ref:`ch-sensitivity`.
 
     Examples
     --------
-    >>> lipschitz_bound(eps=1e-4)
-    100.0
     >>> lipschitz_bound([0, -3, 1], eps=0.25)
     6.0
     """
@@ -135,28 +120,26 @@ def amplification(z: ArrayLike, delta: ArrayLike, *, eps: float = EPS) -> np.nda
     z : (d,) or (..., d) array_like
         Records along the last axis.
     delta : array_like, shape of ``z``
-        The perturbation :math:`\delta`; no record of it may be zero.
+        The perturbation; no record of it may be zero.
     eps : float, optional
         Stabilizer.
 
     Returns
     -------
     (...) ndarray
-        The ratio for every record; at most ``eps**-0.5``.
+        The ratio for every record: the finite counterpart of :func:`operator_norm`, never above
+        ``eps**-0.5`` (:func:`lipschitz_bound`).
 
     Raises
     ------
-    ValueError
+    ValueError, TypeError
         As for :func:`lnbook.core`; if ``delta`` does not have the shape of ``z``, a record of
-        ``delta`` is zero or rounds away (``z + delta == z``), or ``z + delta`` overflows
-        float64.
-    TypeError
-        If ``z`` or ``delta`` is not real numbers.
+        it is zero or rounds away (``z + delta == z``), or ``z + delta`` overflows float64.
 
     Notes
     -----
-    The ratio is never above ``eps**-0.5`` (:func:`lipschitz_bound`), the largest
-    :func:`operator_norm`: it is its finite counterpart. See :ref:`ch-sensitivity`.
+    Norms of tiny or huge records are taken of the record scaled by a power of two. See
+    :ref:`ch-sensitivity`.
 
     Examples
     --------
@@ -166,7 +149,7 @@ def amplification(z: ArrayLike, delta: ArrayLike, *, eps: float = EPS) -> np.nda
     eps = _checks.eps_value(eps)
     z = _checks.records(z)
     delta = _checks.same_shape(delta, z, "delta")
-    norm_delta = _norm(delta)
+    norm_delta = _kernel.norm(delta)
     moved = z + delta
     if (norm_delta == 0).any():
         i = tuple(int(j) for j in np.argwhere(np.atleast_1d(norm_delta == 0))[0])
@@ -181,24 +164,7 @@ def amplification(z: ArrayLike, delta: ArrayLike, *, eps: float = EPS) -> np.nda
                          f"{list(i)}, and the ratio would be 0; take a larger delta")
     # ||u(z + delta) - u(z)|| / ||delta||
     du = _kernel.standardize(moved, eps) - _kernel.standardize(z, eps)
-    return _norm(du) / norm_delta
-
-
-def _norm(x: np.ndarray) -> np.ndarray:
-    """``||x||`` along the last axis, safe from the squares' over- and underflow.
-
-    Where the largest ``|x_i|`` is below ``2**-500`` (its square would lose digits in the
-    subnormal range, or vanish) or the norm overflows, the record is scaled by a power of two
-    first: ``||x|| = 2^e ||2^-e x||``. Elsewhere it is ``np.linalg.norm`` as it is.
-    """
-    norm = np.atleast_1d(np.linalg.norm(x, axis=-1))
-    m = np.atleast_1d(np.abs(x).max(axis=-1))
-    bad = ~np.isfinite(norm) | ((m > 0) & (m < 2.0**-500))
-    if bad.any():
-        _, e = np.frexp(m[bad])
-        xb = np.ldexp(x.reshape(-1, x.shape[-1])[bad.ravel()], -e[:, None])
-        norm[bad] = np.ldexp(np.sqrt(np.square(xb).sum(axis=-1)), e)
-    return norm.reshape(x.shape[:-1])
+    return _kernel.norm(du) / norm_delta
 
 
 def _family_scale(t: ArrayLike, eps: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -240,10 +206,9 @@ def response(t: ArrayLike, *, eps: float = EPS) -> np.ndarray:
 
     Raises
     ------
-    ValueError
-        If ``t`` is empty or not finite, ``eps < 0``, or ``eps = 0`` at ``t = 0``.
-    TypeError
-        If ``t`` or ``eps`` is not real numbers.
+    ValueError, TypeError
+        If ``t`` is empty or not finite real numbers, ``eps`` is bad, or ``eps = 0`` at
+        ``t = 0``.
 
     Notes
     -----
@@ -251,9 +216,7 @@ def response(t: ArrayLike, *, eps: float = EPS) -> np.ndarray:
 
     .. math:: h_\\varepsilon(t) = \\frac{t}{\\sqrt{2t^2/3 + \\varepsilon}},
 
-    which tends to ``±sqrt(3/2)`` as ``t`` goes to ``±inf``.
-
-    See :ref:`ch-epsilon`.
+    which tends to ``±sqrt(3/2)`` as ``t`` goes to ``±inf``. See :ref:`ch-epsilon`.
 
     Examples
     --------
@@ -286,9 +249,7 @@ def response_slope(t: ArrayLike, *, eps: float = EPS) -> np.ndarray:
 
     Raises
     ------
-    ValueError
-        As for :func:`response`, or if the slope overflows float64.
-    TypeError
+    ValueError, TypeError
         As for :func:`response`.
 
     Notes
@@ -298,7 +259,8 @@ def response_slope(t: ArrayLike, *, eps: float = EPS) -> np.ndarray:
               \\\\ h'_\\varepsilon(0) &= \\varepsilon^{-1/2}. \\end{aligned}
 
     ``t`` and ``eps`` are scaled by ``2^k`` and ``4^k`` (exact) so that the power
-    neither overflows nor underflows. See :ref:`ch-epsilon`.
+    neither overflows nor underflows, and a subnormal slope is rounded once. See
+    :ref:`ch-epsilon`.
 
     Examples
     --------
@@ -308,6 +270,8 @@ def response_slope(t: ArrayLike, *, eps: float = EPS) -> np.ndarray:
     array([1.e+125])
     """
     _, s2, k = _family_scale(t, eps)
-    # h'(t) = eps / (2 t^2 / 3 + eps)^{3/2} = 2^k eps' / s'^3
-    slope = np.ldexp(np.ldexp(_checks.eps_value(eps), 2 * k) / s2**1.5, k)
+    # h'(t) = eps / (2 t^2 / 3 + eps)^{3/2} = 2^{3k} eps / s'^3, with eps = m 2^e (exact,
+    # also when eps is subnormal): one rounding into the subnormal range, at the end
+    m, e = np.frexp(_checks.eps_value(eps))
+    slope = np.ldexp(m / s2**1.5, e + 3 * k)
     return _checks.finite_result(slope, "the slope h'(t) at t (with eps)")

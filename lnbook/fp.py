@@ -1,21 +1,17 @@
-"""Floating point: single-pass and merged statistics, numpy's own summation order, bfloat16,
-and the error of a core against the correctly rounded one (the toolkit of the chapter
-:ref:`ch-floating-point`).
+"""Floating point: one-pass and merged statistics in any format, numpy's own summation order,
+bfloat16, and the error of a core against the correctly rounded one (the toolkit of the
+chapter :ref:`ch-floating-point`).
 
-The book's :func:`lnbook.stats` reads every record twice (the mean first). Frameworks often
-read it once: Welford's update keeps a running mean and a running sum of squared deviations,
-and Chan, Golub and LeVeque's merge combines the statistics of two parts of a record. This
-module implements both, and the literal one-pass formula :math:`E[z^2] - E[z]^2`, in any
-floating format, so that the chapter *LayerNorm in floating point* can measure them against
-the correctly rounded reference :func:`lnbook.exact_core`. It also reproduces, bit for bit,
-the order in which ``np.sum`` adds the entries of a contiguous axis, and the length of the
-longest chain of roundings in that order, which sets numpy's error bound.
+Frameworks often read a record once: Welford's update keeps a running mean and sum of squared
+deviations, Chan, Golub and LeVeque's merge combines the statistics of two parts, and the
+literal one-pass formula is :math:`E[z^2] - E[z]^2`; the chapter measures each against
+:func:`lnbook.exact_core`. ``np.sum``'s order, and the longest chain of roundings in it (which
+sets numpy's error bound), are reproduced bit for bit.
 """
 
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Callable
 
 import numpy as np
@@ -24,18 +20,10 @@ from numpy.typing import ArrayLike, DTypeLike
 from . import _checks
 from ._kernel import EPS
 from ._layer import core
-from ._reference import DEFAULT_DPS, exact_records
+from ._reference import exact_core, ulps
 
-__all__ = [
-    "welford",
-    "merge_stats",
-    "chan_stats",
-    "one_pass_stats",
-    "pairwise_sum",
-    "pairwise_depth",
-    "round_bfloat16",
-    "offset_errors",
-]
+__all__ = ["welford", "merge_stats", "chan_stats", "one_pass_stats", "pairwise_sum",
+           "pairwise_depth", "round_bfloat16", "offset_errors"]
 
 _FORMATS = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
 _INT64_MAX = 2**63 - 1
@@ -63,24 +51,20 @@ def welford(z: ArrayLike, *, dtype: DTypeLike = np.float64) -> tuple[np.ndarray,
     Parameters
     ----------
     z : (d,) or (..., d) array_like
-        Records along the last axis; they are rounded to ``dtype`` first.
+        Records along the last axis, rounded to ``dtype`` first.
     dtype : {float16, float32, float64}, optional
-        The format in which every operation is carried out.
+        The format of every operation.
 
     Returns
     -------
-    mu : (...) ndarray of ``dtype``
-        Per-record mean.
-    q : (...) ndarray of ``dtype``
-        Per-record population variance (divisor ``d``).
+    mu, q : (...) ndarray of ``dtype``
+        Per-record mean and population variance (divisor ``d``).
 
     Raises
     ------
-    ValueError
-        If ``z`` is 0-d, has an empty feature axis, or has an entry that is not finite in
-        ``dtype``.
-    TypeError
-        If ``dtype`` is not one of the three formats, or ``z`` not real numbers.
+    ValueError, TypeError
+        For records that are not finite in ``dtype`` or a dtype not of the three
+        (:ref:`api-rules`); if the variance overflows ``dtype``.
 
     Notes
     -----
@@ -96,7 +80,8 @@ def welford(z: ArrayLike, *, dtype: DTypeLike = np.float64) -> tuple[np.ndarray,
     .. formula $q = M_d/d$ not checked: the last term of that recurrence
 
     and :math:`q = M_d/d`. Only differences from the running mean are squared, so unlike
-    :math:`E[z^2] - E[z]^2` nothing of size :math:`\\mu^2` is ever subtracted
+    :math:`E[z^2] - E[z]^2` nothing of size :math:`\\mu^2` is ever subtracted. The count
+    :math:`k` is an exact integer, and each quotient by it is rounded once to ``dtype``.
     See :ref:`ch-floating-point`.
 
     References
@@ -105,60 +90,59 @@ def welford(z: ArrayLike, *, dtype: DTypeLike = np.float64) -> tuple[np.ndarray,
 
     Examples
     --------
-    >>> mu, q = welford([1, 2, 3, 4])
-    >>> float(mu), float(q)
-    (2.5, 1.25)
-    >>> welford([[2, 4, 6, 8], [7, 7, 7, 7]])[1].tolist()
-    [5.0, 0.0]
+    >>> welford([[1, 2, 3, 4], [7, 7, 7, 7]])
+    (array([2.5, 7. ]), array([1.25, 0.  ]))
     """
     z = _records_in(z, dtype)
     mu = np.zeros(z.shape[:-1], dtype=z.dtype)
     m2 = np.zeros(z.shape[:-1], dtype=z.dtype)
     if not z.size:  # an empty batch: no record, nothing to loop over (its d may be huge)
         return mu, m2
-    for k in range(z.shape[-1]):
-        zk = z[..., k]
+    for k in range(1, z.shape[-1] + 1):
+        zk = z[..., k - 1]
         delta = zk - mu
         # mu_k = mu_{k-1} + (z_k - mu_{k-1}) / k
-        mu = mu + delta / z.dtype.type(k + 1)
+        mu = mu + _by_count(delta, k)
         # M_k = M_{k-1} + (z_k - mu_{k-1}) (z_k - mu_k)
         m2 = m2 + delta * (zk - mu)
     # q = M_d / d
-    q = m2 / z.dtype.type(z.shape[-1])
+    q = _by_count(m2, z.shape[-1])
     return mu, _finite_in(q, "the Welford variance")
 
 
+def _by_count(x: np.ndarray, k: int) -> np.ndarray:
+    """``x / k`` for an exact count ``k``, rounded once to the format of ``x``: float16's own
+    ``k`` would round above 2048 and overflow above 65504. (Computed in float64 and rounded
+    to float16 or float32, the quotient is the correctly rounded one, as numpy's own.)"""
+    return (x.astype(np.float64) / k).astype(x.dtype)
+
+
 @_checks.public
-def merge_stats(
-    part_a: tuple[ArrayLike, ArrayLike, ArrayLike], part_b: tuple[ArrayLike, ArrayLike, ArrayLike]
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def merge_stats(part_a: tuple[ArrayLike, ArrayLike, ArrayLike],
+                part_b: tuple[ArrayLike, ArrayLike, ArrayLike]
+                ) -> tuple[int, np.ndarray, np.ndarray]:
     """The statistics of the union of two parts, from the parts' statistics alone.
 
     Parameters
     ----------
     part_a, part_b : tuple (n, mu, q), or a list of the same three entries
-        Count of features (positive integers), mean and population variance of each part;
-        the three entries broadcast against each other and against the other part's. The
-        arithmetic is carried out in the floating type of ``mu_a`` and ``mu_b``.
+        Count of features (a positive integer), mean and population variance of each part
+        (the statistics may be arrays that broadcast together). The arithmetic is carried
+        out in the wider of the parts' floating types.
 
     Returns
     -------
-    n : ndarray of int
+    n : int
         ``n_a + n_b``.
-    mu : ndarray
-        Mean of the union.
-    q : ndarray
-        Population variance of the union.
+    mu, q : ndarray
+        Mean and population variance of the union.
 
     Raises
     ------
-    ValueError
-        If a count is below 1 or beyond 2**63 - 1 (so is their sum), a mean or variance is
-        not finite, a variance is negative, the parts do not broadcast, or the merged
-        variance overflows their format.
-    TypeError
-        If a part is neither a tuple nor a list, a count not an integer, or a statistic not
-        real numbers.
+    ValueError, TypeError
+        For a part that is not ``(n, mu, q)`` with counts from 1 to 2**63 - 1 (their sum too),
+        finite statistics and non-negative variances that broadcast together; if the merged
+        variance overflows the parts' format.
 
     Notes
     -----
@@ -196,7 +180,7 @@ def merge_stats(
         if len(part) != 3:
             raise ValueError(f"{name} must be a tuple (n, mu, q) of three entries; got "
                              f"{_checks.show(part)}")
-        n = _feature_counts(part[0], f"{name}: n")
+        n = _checks.count(part[0], f"{name}: n", maximum=_INT64_MAX)
         mu, mu_type = _checks.as_float64(part[1], f"{name}: mu")
         q, q_type = _checks.as_float64(part[2], f"{name}: q")
         if (q < 0).any():
@@ -205,15 +189,13 @@ def merge_stats(
         parts.append((n, mu, q, mu_type, q_type))
     (n_a, mu_a, q_a, *types_a), (n_b, mu_b, q_b, *types_b) = parts
     try:
-        np.broadcast_shapes(*(np.shape(x) for x in (n_a, mu_a, q_a, n_b, mu_b, q_b)))
+        np.broadcast_shapes(*(np.shape(x) for x in (mu_a, q_a, mu_b, q_b)))
     except ValueError:
-        raise ValueError(f"the entries of part_a and part_b must broadcast together; got shapes "
-                         f"{[np.shape(x) for x in (n_a, mu_a, q_a)]} and "
-                         f"{[np.shape(x) for x in (n_b, mu_b, q_b)]}") from None
-    if (n_a > _INT64_MAX - n_b).any():
-        raise ValueError("the merged count n = n_a + n_b exceeds 2**63 - 1 (part_a: n = "
-                         f"{_checks.show(part_a[0])}, part_b: n = {_checks.show(part_b[0])}): "
-                         "no array holds that many features")
+        raise ValueError(f"the statistics of part_a and part_b must broadcast together; got "
+                         f"shapes {[np.shape(x) for x in (mu_a, q_a, mu_b, q_b)]}") from None
+    if n_a + n_b > _INT64_MAX:
+        raise ValueError(f"the merged count n = n_a + n_b = {n_a + n_b} exceeds 2**63 - 1: no "
+                         "array holds that many features")
     # the arithmetic in the parts' own floating type (float64 for integer statistics)
     ftype = np.result_type(*types_a, *types_b).type
     n = n_a + n_b
@@ -230,66 +212,37 @@ def merge_stats(
     return n, ftype(mu) if np.ndim(mu) == 0 else mu, ftype(q) if np.ndim(q) == 0 else q
 
 
-def _feature_counts(value: object, name: str) -> np.ndarray:
-    """Counts of features, positive integers up to 2**63 - 1, as an int64 array."""
-    if isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be a positive integer count; got {value!r}")
-    if isinstance(value, numbers.Integral):
-        return np.asarray(_checks.count(value, name, maximum=_INT64_MAX), dtype=np.int64)
-    try:
-        arr = np.asarray(value)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be positive integer counts; got {_checks.show(value)}"
-                        ) from exc
-    if arr.dtype.kind == "O" and arr.size and all(
-            isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in arr.ravel()):
-        for v in arr.ravel():
-            _checks.count(v, name, maximum=_INT64_MAX)
-        return arr.astype(np.int64)
-    if arr.dtype.kind not in "iu":
-        raise TypeError(f"{name} must be positive integer counts; got {_checks.show(value)}")
-    if arr.size and (arr.min() < 1 or (arr.dtype.kind == "u" and arr.max() > _INT64_MAX)):
-        raise ValueError(f"{name} must be counts from 1 to 2**63 - 1; got {_checks.show(value)}")
-    return arr.astype(np.int64)
-
-
 @_checks.public
-def chan_stats(
-    z: ArrayLike, *, block: int = 16, dtype: DTypeLike = np.float64
-) -> tuple[np.ndarray, np.ndarray]:
+def chan_stats(z: ArrayLike, *, block: int = 16,
+               dtype: DTypeLike = np.float64) -> tuple[np.ndarray, np.ndarray]:
     """The statistics by Welford's update inside blocks, the blocks' merged pairwise.
 
     Parameters
     ----------
     z : (d,) or (..., d) array_like
-        Records along the last axis; they are rounded to ``dtype`` first.
+        Records along the last axis, rounded to ``dtype`` first.
     block : int, optional
         Features per block (the last block may be shorter).
     dtype : {float16, float32, float64}, optional
-        The format in which every operation is carried out.
+        The format of every operation.
 
     Returns
     -------
-    mu : (...) ndarray of ``dtype``
-        Per-record mean.
-    q : (...) ndarray of ``dtype``
-        Per-record population variance.
+    mu, q : (...) ndarray of ``dtype``
+        Per-record mean and population variance.
 
     Raises
     ------
-    ValueError
-        As :func:`welford`, or if ``block < 1`` or the merged variance overflows ``dtype``.
-    TypeError
-        If ``dtype`` is not one of the three formats or ``block`` not an integer.
+    ValueError, TypeError
+        As :func:`welford`, and for a ``block`` that is not a positive integer.
 
     Notes
     -----
-    The blocks' statistics :math:`(n, \\mu, q)` are merged with :func:`merge_stats`,
-    neighbours first, level by level, as a balanced tree: each feature's contribution passes
-    through about :math:`\\log_2(d/\\text{block})` merges instead of :math:`d` updates. The
-    structure follows PyTorch's CPU kernel (Welford within chunks, a cascade of merges);
-    PyTorch's exact order also depends on its SIMD width, which this function does not
-    model. See :ref:`ch-floating-point`.
+    The blocks' statistics are merged with :func:`merge_stats`, neighbours first, level by
+    level, as a balanced tree: a feature passes through about :math:`\\log_2(d/\\text{block})`
+    merges instead of :math:`d` updates. The structure is PyTorch's CPU kernel's (Welford within
+    chunks, a cascade of merges), whose exact order also depends on its SIMD width. See
+    :ref:`ch-floating-point`.
 
     References
     ----------
@@ -326,31 +279,25 @@ def chan_stats(
 
 
 @_checks.public
-def one_pass_stats(
-    z: ArrayLike, *, dtype: DTypeLike = np.float64
-) -> tuple[np.ndarray, np.ndarray]:
+def one_pass_stats(z: ArrayLike, *, dtype: DTypeLike = np.float64) -> tuple[np.ndarray, np.ndarray]:
     """Mean and the variance as :math:`E[z^2] - E[z]^2`, unclipped.
 
     Parameters
     ----------
     z : (d,) or (..., d) array_like
-        Records along the last axis; they are rounded to ``dtype`` first.
+        Records along the last axis, rounded to ``dtype`` first.
     dtype : {float16, float32, float64}, optional
         The format of the arithmetic (numpy sums float16 in float32 and rounds the result).
 
     Returns
     -------
-    mu : (...) ndarray of ``dtype``
-        Per-record mean.
-    q : (...) ndarray of ``dtype``
-        The one-pass variance, which rounding can make negative.
+    mu, q : (...) ndarray of ``dtype``
+        Per-record mean and one-pass variance, which rounding can make negative.
 
     Raises
     ------
-    ValueError
+    ValueError, TypeError
         As :func:`welford`.
-    TypeError
-        If ``dtype`` is not one of the three formats.
 
     Notes
     -----
@@ -366,9 +313,6 @@ def one_pass_stats(
 
     Examples
     --------
-    >>> mu, q = one_pass_stats([1, 2, 3, 4])
-    >>> float(mu), float(q)
-    (2.5, 1.25)
     >>> float(one_pass_stats([1e9 + 1, 1e9 + 2, 1e9 + 3, 1e9 + 4])[1])  # not 1.25
     0.0
     """
@@ -386,22 +330,19 @@ def pairwise_sum(z: ArrayLike) -> np.ndarray:
     Parameters
     ----------
     z : (d,) or (..., d) array_like of float16, float32 or float64
-        Values to add along the last axis; other real inputs are converted to float64.
+        Values to add along the last axis (other real inputs are taken as float64).
 
     Returns
     -------
     (...) ndarray
-        The sums, in the dtype of ``z``; equal bit for bit to ``np.sum(z, axis=-1)`` for
-        contiguous float64 and float32 input (float16 is accumulated in float32, as numpy
-        does, and rounded once at the end).
+        The sums in the dtype of ``z``, bit for bit ``np.sum(z, axis=-1)`` of a contiguous
+        ``z`` (float16 accumulated in float32, as numpy does, and rounded once at the end).
 
     Raises
     ------
-    ValueError
-        If ``z`` is 0-d, has an empty last axis, contains NaN or infinite entries, or its
-        sum overflows.
-    TypeError
-        If ``z`` is not real numbers.
+    ValueError, TypeError
+        For records that are not finite real numbers (:ref:`api-rules`), or a sum that
+        overflows.
 
     Notes
     -----
@@ -419,7 +360,6 @@ def pairwise_sum(z: ArrayLike) -> np.ndarray:
 
     Examples
     --------
-    >>> import numpy as np
     >>> z = np.random.default_rng(0).standard_normal(1000) + 1e3
     >>> bool(pairwise_sum(z) == np.sum(z))
     True
@@ -482,10 +422,8 @@ def pairwise_depth(d: int) -> int:
 
     Raises
     ------
-    ValueError
-        If ``d < 1`` or ``d > 2**63 - 1`` (no array holds more).
-    TypeError
-        If ``d`` is not an integer.
+    ValueError, TypeError
+        If ``d`` is not an integer from 1 to 2**63 - 1 (no array holds more).
 
     Notes
     -----
@@ -503,12 +441,11 @@ def pairwise_depth(d: int) -> int:
     .. formula $k(d) = d - 1$ not checked: one case of a recursive definition (the others are listed
        too)
 
-    Following the order of :func:`pairwise_sum`: :math:`k(d) = d - 1` for :math:`d < 8`
-    (the first addition, to :math:`-0`, is exact); for :math:`8 \\le d \\le 128`, with
+    Following :func:`pairwise_sum`: :math:`k(d) = d - 1` for :math:`d < 8` (the first
+    addition, to :math:`-0`, is exact); for :math:`8 \\le d \\le 128`, with
     :math:`m = d - (d \\bmod 8)`, :math:`k(d) = (m/8 - 1) + 3 + (d \\bmod 8)`; beyond,
-    :math:`k(d) = 1 + \\max(k(d_1), k(d - d_1))` with :math:`d_1` the first half. Hence the
-    computed sum :math:`\\hat S` of :math:`x_1, \\dots, x_d` satisfies
-    (:cite:t:`higham2002accuracy`, section 4.2)
+    :math:`k(d) = 1 + \\max(k(d_1), k(d - d_1))` with :math:`d_1` the first half. The computed
+    sum :math:`\\hat S` then satisfies (:cite:t:`higham2002accuracy`, section 4.2)
 
     .. formula not checked: a rounding-error bound for a computed sum S-hat (gamma_k is Higham's
        constant here, not the gain)
@@ -516,11 +453,10 @@ def pairwise_depth(d: int) -> int:
     .. math:: \\begin{aligned} |\\hat S - S| &\\le \\gamma_{k(d)} \\sum_i |x_i|, \\\\
               \\gamma_k &= \\frac{k\\rho}{1 - k\\rho}, \\end{aligned}
 
-    where :math:`k(d)` is :math:`\\log_2(d/128) + 18` when ``d`` is 128 times a power of two
-    and departs from it by up to about 6 for other ``d`` up to ``2**16``: not
-    :math:`\\log_2 d`, and not :math:`d - 1`. This is the order of ``np.sum`` along a
-    contiguous last axis; along another axis numpy adds sequentially. See
-    :ref:`ch-floating-point`.
+    where :math:`k(d)` is :math:`\\log_2(d/128) + 18` when ``d`` is 128 times a power of two,
+    within about 6 of it for other ``d`` up to ``2**16``: not :math:`\\log_2 d`, and not
+    :math:`d - 1`. (Along another axis than a contiguous last one numpy adds sequentially.)
+    See :ref:`ch-floating-point`.
 
     References
     ----------
@@ -564,21 +500,19 @@ def round_bfloat16(z: ArrayLike) -> np.ndarray:
     Parameters
     ----------
     z : array_like
-        Real values (any shape); they are first rounded to float32 (as frameworks do when casting).
+        Real values (any shape), first rounded to float32 (as frameworks do when casting).
 
     Returns
     -------
     ndarray of float32
         Every entry rounded to the nearest number with an 8-bit significand and float32's
-        exponent range, ties to the even significand; the result is exactly representable
-        in bfloat16.
+        exponents, ties to even: exactly representable in bfloat16.
 
     Raises
     ------
-    ValueError
-        If an entry is NaN or infinite, or rounds beyond bfloat16's largest finite number.
-    TypeError
-        If ``z`` is not real numbers.
+    ValueError, TypeError
+        If an entry is not a finite real number, or rounds beyond bfloat16's largest finite
+        number.
 
     Notes
     -----
@@ -612,16 +546,8 @@ def round_bfloat16(z: ArrayLike) -> np.ndarray:
 
 
 @_checks.public
-def offset_errors(
-    offsets: ArrayLike,
-    *,
-    f: Callable[..., np.ndarray] = core,
-    sigma: float = 1.0,
-    d: int = 32,
-    n: int = 4,
-    eps: float = EPS,
-    seed: int = 0,
-) -> np.ndarray:
+def offset_errors(offsets: ArrayLike, *, f: Callable[..., np.ndarray] = core, sigma: float = 1.0,
+                  d: int = 32, n: int = 4, eps: float = EPS, seed: int = 0) -> np.ndarray:
     """Worst error of a core, in ulps, on records whose mean is ``offset`` spreads away from 0.
 
     Parameters
@@ -629,7 +555,7 @@ def offset_errors(
     offsets : (m,) array_like
         Ratios :math:`|\\mu|/\\sigma`, each positive.
     f : callable, optional
-        ``f(z, eps=eps)`` returning the core of records ``z`` (default :func:`lnbook.core`).
+        ``f(z, eps=eps)``, the core of records ``z`` (default :func:`lnbook.core`).
     sigma : float, optional
         The spread :math:`\\sigma > 0` of the records' features.
     d, n : int, optional
@@ -646,11 +572,10 @@ def offset_errors(
 
     Raises
     ------
-    ValueError
-        If an offset or ``sigma`` is not positive and finite, or ``d`` or ``n`` is below 1.
-    TypeError
-        If ``d``, ``n`` or ``seed`` is not an integer (``2.7``, ``'3'`` and ``True`` are
-        refused, not rounded), or ``f`` is not callable.
+    ValueError, TypeError
+        If an offset or ``sigma`` is not positive and finite, ``d`` or ``n`` not a positive
+        integer (``2.7``, ``'3'`` and ``True`` are refused, not rounded), ``f`` not callable, or
+        an error beyond float64.
 
     Notes
     -----
@@ -686,10 +611,10 @@ def offset_errors(
         # z = sigma (r 1 + x), rounded to float64 by the arithmetic
         z = sigma * (ratio + x)
         computed = _checks.real_array(f(z, eps=eps), "f(z)")
-        exact = exact_records(z, eps, DEFAULT_DPS)
+        exact = exact_core(z, eps=eps)
         if computed.shape != exact.shape:
             raise ValueError(f"f(z) has shape {computed.shape}; expected {exact.shape}")
-        # err = max_i |c_i - u_i| / ulp(max_i |u_i|)
-        worst[k] = (np.abs(computed - exact).max(axis=-1)
-                    / np.spacing(np.abs(exact).max(axis=-1))).max()
+        # err = max_i |c_i - u_i| / ulp(max_i |u_i|), refused beyond float64
+        worst[k] = ulps(computed, exact, np.dtype(np.float64),
+                        "the error of f(z) in ulps").max()
     return worst

@@ -1,10 +1,6 @@
-"""The geometric picture: centering projects onto the plane 1^⊥, a radial map sets the length.
-
-``u_eps(z) = v / s`` with ``v = P z`` splits into the orthogonal projection ``P`` onto the
-hyperplane of centered records and a map of that plane into itself that keeps every direction
-and sends a vector of length ``r`` to length ``r / sqrt(r**2 / d + eps)``. These helpers
-return the numbers of that picture (the toolkit of the chapter :ref:`ch-geometry`).
-"""
+"""The geometric picture (the toolkit of the chapter :ref:`ch-geometry`): ``u_eps(z) = v / s``
+projects ``z`` onto the plane 1^⊥ of centered records (``v = P z``), then maps the plane into
+itself along every direction, a length ``r`` to ``r / sqrt(r**2 / d + eps)``."""
 
 from __future__ import annotations
 
@@ -33,10 +29,8 @@ def plane_basis(d: int) -> np.ndarray:
 
     Raises
     ------
-    ValueError
-        If ``d < 2``, or the basis would not fit in memory.
-    TypeError
-        If ``d`` is not an integer.
+    ValueError, TypeError
+        If ``d`` is not an integer of at least 2, or the basis would not fit.
 
     Notes
     -----
@@ -79,9 +73,7 @@ def core_radius(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
 
     Raises
     ------
-    ValueError
-        If ``eps == 0`` and a record is constant (``0/0``), or as for :func:`lnbook.core`.
-    TypeError
+    ValueError, TypeError
         As for :func:`lnbook.core`.
 
     Notes
@@ -92,16 +84,17 @@ def core_radius(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
 
     since :math:`\\lVert v\\rVert_2^2 = d q`. It is :math:`\\sqrt d` for ``eps = 0``, below it
     for ``eps > 0``, and depends on ``z`` only through ``q / eps``. Where the ratio
-    underflows, the length is :math:`\\sqrt{q'}/\\sqrt{q' + \\varepsilon'}` of the record scaled
-    by a power of two (about ``1e-294`` for a record of spread ``1e-300``). See
-    :ref:`ch-geometry`.
+    underflows, the length is ``sqrt(d q') / sqrt(q' + eps')`` of the record scaled by a power
+    of two, ``2**k z``, with ``q' = 4**k q`` and ``eps' = 4**k eps``: about
+    ``3e-298 sqrt(d)`` for a record of spread ``sqrt(q) = 1e-300`` at the default
+    ``eps = 1e-5``. See :ref:`ch-geometry`.
 
     Examples
     --------
-    >>> round(float(core_radius([1.0, 2.0, 3.0], eps=0) ** 2), 12)
-    3.0
     >>> round(float(core_radius([1.0, 2.0, 3.0], eps=2 / 3) ** 2), 12)  # q = eps: half of d
     1.5
+    >>> f"{float(core_radius([1e-300, -1e-300])):.3g}"  # sqrt(2) 1e-300 / sqrt(1e-5)
+    '4.47e-298'
     """
     eps = _checks.eps_value(eps)
     z = _checks.records(z)
@@ -130,10 +123,9 @@ def radial_profile(r: ArrayLike, d: int, *, eps: float = EPS) -> np.ndarray:
 
     Raises
     ------
-    ValueError
-        If a length is negative or not finite, ``d < 1``, or ``eps == 0`` with ``r == 0``.
-    TypeError
-        If ``r`` or ``eps`` is not real numbers or ``d`` not an integer.
+    ValueError, TypeError
+        If a length is negative or not finite, ``d`` not a positive integer, ``eps`` bad, or
+        ``eps == 0`` with ``r == 0``.
 
     Notes
     -----
@@ -148,8 +140,7 @@ def radial_profile(r: ArrayLike, d: int, *, eps: float = EPS) -> np.ndarray:
     """
     r = _checks.real_array(r, "r")
     eps = _checks.eps_value(eps)
-    # as a float: numpy takes no integer beyond int64
-    # (any integer, short of one that float64 cannot hold: d = 10**400 would overflow)
+    # as a float: numpy takes no integer beyond int64 (d = 10**400 would overflow a float)
     features = float(_checks.count(d, "d", maximum=int(np.finfo(np.float64).max)))
     if (r < 0).any():
         raise ValueError(f"lengths r must be non-negative; got min(r) = {float(r.min())!r}")
@@ -160,11 +151,5 @@ def radial_profile(r: ArrayLike, d: int, *, eps: float = EPS) -> np.ndarray:
     out = r / np.sqrt(s2)
     # where r^2 / d over- or underflows: sqrt(d) r / hypot(r, sqrt(d) sqrt(eps)), no squares
     bad = ~(np.isfinite(s2) & ((s2 >= 2.0**-1021) | (r == 0)))
-    if bad.any():
-        rb = r[bad] if r.ndim else r
-        scaled = np.sqrt(features) * (rb / np.hypot(rb, np.sqrt(features) * np.sqrt(eps)))
-        if r.ndim:
-            out[bad] = scaled
-        else:
-            out = scaled
-    return out
+    root_d = np.sqrt(features)
+    return np.where(bad, root_d * (r / np.hypot(r, root_d * np.sqrt(eps))), out)

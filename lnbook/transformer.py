@@ -1,18 +1,9 @@
-"""LayerNorm inside a residual stack: Pre-LN and Post-LN blocks, forward and backward (the
-toolkit of the chapter :ref:`ch-transformer`).
-
-A block maps a batch of records ``z`` (features on the last axis) to
-
-* Pre-LN:  ``y = z + F(LN(z))``, with one more LayerNorm after the last block;
-* Post-LN: ``y = LN(z + F(z))``;
-
-where ``F(a) = W2 relu(W1 a + b1) + b2`` is a two-layer perceptron and ``LN`` is the full
-layer ``gamma ⊙ u_eps + beta``. Every LayerNorm runs on the kernel: its forward pass keeps
-the core ``u`` and the scale ``s``, and the backward pass applies to them the routines of
-:func:`lnbook.input_grad` and :func:`lnbook.param_grads`, so the gradients are the book's own,
-with the statistics computed once per LayerNorm and the blocks checked once. Also here:
-RMSNorm's input Jacobian, :func:`rms_jacobian`, set beside LayerNorm's in the chapter
-*LayerNorm inside a Transformer*.
+"""LayerNorm inside a residual stack, forward and backward (the toolkit of the chapter
+:ref:`ch-transformer`): Pre-LN blocks ``y = z + F(LN(z))`` with a final LayerNorm, Post-LN
+blocks ``y = LN(z + F(z))``, where ``F(a) = W2 relu(W1 a + b1) + b2`` and ``LN`` is the full
+layer ``gamma ⊙ u_eps + beta``. Each LayerNorm keeps the kernel's core ``u`` and scale ``s``,
+and the backward pass applies to them the routines of :func:`lnbook.input_grad` and
+:func:`lnbook.param_grads`. Also RMSNorm's Jacobian, :func:`rms_jacobian`.
 """
 
 from __future__ import annotations
@@ -25,13 +16,8 @@ from numpy.typing import ArrayLike
 from . import _checks, _kernel
 from ._kernel import EPS
 
-__all__ = [
-    "init_blocks",
-    "residual_forward",
-    "residual_backward",
-    "layer_gradient_norms",
-    "rms_jacobian",
-]
+__all__ = ["init_blocks", "residual_forward", "residual_backward", "layer_gradient_norms",
+           "rms_jacobian"]
 
 _PLACEMENTS = ("pre", "post")
 _KEYS = ("W1", "b1", "W2", "b2", "gamma", "beta")
@@ -61,16 +47,14 @@ def init_blocks(L: int, d: int, *, m: int | None = None, seed: int = 0) -> list[
     Returns
     -------
     list of dict
-        One dict per block with ``W1 (m, d)``, ``b1 (m,)``, ``W2 (d, m)``, ``b2 (d,)``,
-        ``gamma (d,)``, ``beta (d,)``.
+        Per block ``W1 (m, d)``, ``b1 (m,)``, ``W2 (d, m)``, ``b2 (d,)``, ``gamma (d,)``,
+        ``beta (d,)``.
 
     Raises
     ------
-    ValueError
-        If ``L``, ``d`` or ``m`` is below 1, ``seed`` negative, or the parameters would not
-        fit in memory.
-    TypeError
-        If a count or the seed is not an integer.
+    ValueError, TypeError
+        If a count or the seed is not a positive (non-negative) integer, or the parameters
+        would not fit.
 
     Notes
     -----
@@ -104,8 +88,7 @@ def init_blocks(L: int, d: int, *, m: int | None = None, seed: int = 0) -> list[
     return blocks
 
 
-def _checked(z: ArrayLike, blocks: list[dict], placement: str
-             ) -> tuple[np.ndarray, list[dict]]:
+def _checked(z: ArrayLike, blocks: list[dict], placement: str) -> tuple[np.ndarray, list[dict]]:
     """The records and the blocks' parameters, as float64 arrays of the right shapes."""
     _checks.choice(placement, "placement", _PLACEMENTS)
     z = _checks.records(z)
@@ -166,24 +149,21 @@ def residual_forward(z: ArrayLike, blocks: list[dict], *, placement: str = "pre"
     blocks : list of dict
         Parameters, as :func:`init_blocks` returns them.
     placement : {"pre", "post"}, optional
-        ``"pre"``: ``z <- z + F(LN(z))`` per block, then a final ``u_eps`` (unit gain, zero bias).
-        ``"post"``: ``z <- LN(z + F(z))`` per block.
+        ``"pre"``: ``z <- z + F(LN(z))`` per block, then a final ``u_eps``; ``"post"``:
+        ``z <- LN(z + F(z))`` per block.
     eps : float, optional
         Stabilizer of every LayerNorm.
 
     Returns
     -------
     ndarray
-        The stack's output, of the shape of ``z``.
+        The stack's output.
 
     Raises
     ------
-    ValueError
-        For an unknown placement, a malformed block (a missing or misshapen parameter, a
-        non-finite entry), bad ``z`` or ``eps``, or a residual stream that overflows.
-    TypeError
-        If ``blocks`` is not a list of dicts, a parameter not real numbers, or
-        ``placement`` not a string.
+    ValueError, TypeError
+        For bad records, ``eps`` or ``placement``, a block that is not a dict of finite
+        parameters of the right shapes, or a residual stream that overflows.
 
     Notes
     -----
@@ -213,26 +193,24 @@ def _forward(z: ArrayLike, blocks: list[dict], placement: str,
     xs, blocks = _checked(z, blocks, placement)
     cache: list = []
     for k, p in enumerate(blocks):
-        try:
-            if placement == "pre":
-                # y = x + F(LN(x))
-                a, u, s = _kernel.forward(xs, eps, p["gamma"], p["beta"])
-                f, h = _mlp(a, p)
-                cache.append((u, s, a, h))
-                xs = xs + f
-            else:
-                # y = LN(x + F(x))
-                f, h = _mlp(xs, p)
-                y, u, s = _kernel.forward(xs + f, eps, p["gamma"], p["beta"])
-                cache.append((u, s, xs, h))
-                xs = y
-        except ValueError as exc:  # the kernel's message names gamma or beta: say whose
-            raise ValueError(f"blocks[{k}]: {exc}") from None
+        if placement == "pre":
+            # y = x + F(LN(x)), LN(x) = gamma ⊙ u + beta
+            u, s = _kernel.core_parts(xs, eps)
+            a = u * p["gamma"] + p["beta"]
+            f, h = _mlp(a, p)
+            cache.append((u, s, a, h))
+            xs = xs + f
+        else:
+            # y = LN(x + F(x))
+            f, h = _mlp(xs, p)
+            u, s = _kernel.core_parts(xs + f, eps)
+            cache.append((u, s, xs, h))
+            xs = u * p["gamma"] + p["beta"]
         _checks.finite_result(xs, f"the residual stream of z after block {k} of blocks")
     if placement == "pre":
         # the final LayerNorm (unit gain, zero bias)
-        xs, u, s = _kernel.forward(xs, eps)
-        cache.append((u, s))
+        xs, s = _kernel.core_parts(xs, eps)
+        cache.append((xs, s))
     return xs, cache, blocks
 
 
@@ -259,24 +237,20 @@ def residual_backward(z: ArrayLike, g: ArrayLike, blocks: list[dict], *, placeme
     dz : ndarray, shape of ``z``
         ``dl/dz``.
     grads : list of dict
-        Per block, the gradient of every parameter (same keys and shapes as ``blocks``),
-        summed over records.
+        Per block, the gradient of every parameter, summed over records.
 
     Raises
     ------
-    ValueError
-        As for :func:`residual_forward`, if ``g`` does not have the shape of ``z``, or if a
+    ValueError, TypeError
+        As for :func:`residual_forward`; if ``g`` does not have the shape of ``z``, or a
         gradient overflows float64.
-    TypeError
-        As for :func:`residual_forward`.
 
     Notes
     -----
-    Every LayerNorm is differentiated as :func:`lnbook.input_grad` (input) and
-    :func:`lnbook.param_grads` (gain and bias) differentiate it, by the same kernel routines,
-    from the ``u`` and ``s`` its forward pass kept; the residual connection adds the identity:
-    Pre-LN ``dl/dz = dl/dy + J_LN^T (dl/da)``, Post-LN ``dl/dz = (I + DF^T) J_LN^T dl/dy``.
-    See :ref:`ch-transformer`.
+    Each LayerNorm is differentiated by the routines of :func:`lnbook.input_grad` and
+    :func:`lnbook.param_grads`, from the ``u`` and ``s`` its forward pass kept; the residual
+    connection adds the identity: Pre-LN ``dl/dz = dl/dy + J_LN^T (dl/da)``, Post-LN
+    ``dl/dz = (I + DF^T) J_LN^T dl/dy``. See :ref:`ch-transformer`.
 
     References
     ----------
@@ -284,9 +258,7 @@ def residual_backward(z: ArrayLike, g: ArrayLike, blocks: list[dict], *, placeme
 
     Examples
     --------
-    >>> blocks = init_blocks(2, 4, seed=1)
-    >>> z = [[1.0, 2.0, 3.0, 4.0]]
-    >>> dz, grads = residual_backward(z, [[1.0, 0.0, 0.0, 0.0]], blocks, placement="pre")
+    >>> dz, grads = residual_backward([[1.0, 2.0, 3.0, 4.0]], [[1.0, 0, 0, 0]], init_blocks(2, 4))
     >>> dz.shape, sorted(grads[0])
     ((1, 4), ['W1', 'W2', 'b1', 'b2', 'beta', 'gamma'])
     """
@@ -335,8 +307,8 @@ def layer_gradient_norms(L: int, *, d: int = 64, m: int | None = None, T: int = 
     placement : {"pre", "post"}, optional
         As for :func:`residual_forward`.
     seed : int, optional
-        Seeds the blocks (``seed``), the input ``z ~ N(0, I)`` (``seed + 1``) and the loss
-        ``l = sum(C ⊙ y)`` with ``C ~ N(0, I)`` (``seed + 2``).
+        Seeds the blocks (``seed``), the input ``z ~ N(0, I)`` (``seed + 1``) and ``C ~ N(0, I)``
+        of the loss ``l = sum(C ⊙ y)`` (``seed + 2``).
     eps : float, optional
         Stabilizer of every LayerNorm.
 
@@ -347,10 +319,8 @@ def layer_gradient_norms(L: int, *, d: int = 64, m: int | None = None, T: int = 
 
     Raises
     ------
-    ValueError
-        If a count is below 1, ``seed`` negative, ``placement`` unknown or ``eps`` invalid.
-    TypeError
-        If a count or the seed is not an integer.
+    ValueError, TypeError
+        As for :func:`init_blocks` and :func:`residual_forward`.
 
     Notes
     -----
@@ -393,15 +363,12 @@ def rms_jacobian(z: ArrayLike, *, eps: float = EPS) -> np.ndarray:
     Returns
     -------
     (..., d, d) ndarray
-        Symmetric; eigenvalue ``eps / r**3`` on ``z`` and ``1 / r`` on every ``w ⊥ z``.
+        Symmetric; eigenvalue ``eps / r**3`` on ``z``, ``1 / r`` on every ``w ⊥ z``.
 
     Raises
     ------
-    ValueError
-        If ``eps == 0`` and a record is all zeros, the result would not fit in memory, or as
-        for :func:`lnbook.rms_norm`.
-    TypeError
-        As for :func:`lnbook.rms_norm`.
+    ValueError, TypeError
+        As for :func:`lnbook.rms_norm`, or if the result would not fit.
 
     Notes
     -----

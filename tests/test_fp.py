@@ -74,12 +74,13 @@ def test_pairwise_depth_hand_values():
     assert [pairwise_depth(d) for d in (1, 2, 7)] == [0, 1, 6]
     assert pairwise_depth(16) == 4 and pairwise_depth(128) == 18
     assert pairwise_depth(127) == 24 and pairwise_depth(256) == 19
+    assert pairwise_depth(2**32) == 43 == math.log2(2**32 / 128) + 18  # at once, not by blocks
 
 
 # --- closed forms and exact references -----------------------------------------------------
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(st.integers(1, 60), st.integers(0, 2**32 - 1), st.floats(-1e6, 1e6))
 def test_welford_and_chan_match_exact_statistics(d, seed, offset):
     """Welford and the merged statistics agree with the exact mean and variance; the error
@@ -95,7 +96,7 @@ def test_welford_and_chan_match_exact_statistics(d, seed, offset):
             assert rel_err(q, q_x) <= 8 * d * RHO64 * kappa
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(st.integers(2, 40), st.integers(0, 2**32 - 1))
 def test_merge_is_the_statistics_of_the_union(d, seed):
     """merge_stats of two parts gives the exact statistics of the whole record (fractions), to
@@ -112,17 +113,6 @@ def test_merge_is_the_statistics_of_the_union(d, seed):
     assert rel_err(q, q_x) <= 8 * d * RHO64 * kappa
 
 
-def test_merge_is_exact_in_rationals():
-    """The merge formula is an identity: with fractions, it reproduces the exact variance."""
-    rng = np.random.default_rng(3)
-    z = rng.standard_normal(9)
-    (mu_a, q_a), (mu_b, q_b) = exact_mean_var(z[:4]), exact_mean_var(z[4:])
-    delta = mu_b - mu_a
-    mu = mu_a + delta * Fraction(5, 9)
-    q = (4 * q_a + 5 * q_b + delta**2 * Fraction(4 * 5, 9)) / 9
-    assert (mu, q) == exact_mean_var(z)
-
-
 def test_chan_block_sizes():
     """One block is Welford bit for bit; blocks of one feature are pure merges; both agree
     with the two-pass statistics."""
@@ -136,12 +126,16 @@ def test_chan_block_sizes():
 
 
 def test_formats_are_respected():
-    """float32 in, float32 arithmetic out; float16 likewise."""
+    """float32 in, float32 arithmetic out; float16 likewise; merge_stats computes in the
+    wider of its parts' floating types."""
     z = np.arange(1.0, 9.0)
     for dt in (np.float16, np.float32):
         for f in (welford, chan_stats, one_pass_stats):
             mu, q = f(z, dtype=dt)
             assert mu.dtype == dt and q.dtype == dt and float(mu) == 4.5 and float(q) == 5.25
+    f = np.float32
+    assert merge_stats((3, f(1.1), f(0.3)), (5, f(2.7), f(0.9)))[2].dtype == np.float32
+    assert merge_stats((3, f(1.1), f(0.3)), (5, f(2.7), 0.9))[2].dtype == np.float64
 
 
 def test_one_pass_is_the_literal_formula():
@@ -180,7 +174,8 @@ def test_welford_beats_one_pass_on_offset_data():
 def test_pairwise_sum_is_np_sum_bit_for_bit(dtype):
     """The emulated order reproduces np.sum and np.mean (times d) along the last axis exactly."""
     rng = np.random.default_rng(8)
-    for d in list(range(1, 140)) + [255, 256, 257, 768, 1000, 4096]:
+    # every length below 8 (one by one), 8 to 128 (eight accumulators), beyond (halves)
+    for d in [*range(1, 18), 63, 64, 65, 127, 128, 129, 136, 255, 256, 257, 768, 1000, 4096]:
         x = (rng.standard_normal((2, d)) * 10 ** rng.uniform(-2, 2, (2, d))).astype(dtype)
         x = x + dtype(100)
         if dtype is np.float16:  # keep the sums of 4096 terms below float16's maximum 65504
@@ -188,6 +183,14 @@ def test_pairwise_sum_is_np_sum_bit_for_bit(dtype):
         assert np.array_equal(pairwise_sum(x), np.sum(x, axis=-1)), d
         if dtype is np.float64:
             assert np.array_equal(pairwise_sum(x) / d, np.mean(x, axis=-1)), d
+
+
+def test_pairwise_sum_of_negative_zeros_is_numpys_plus_zero():
+    """numpy's reduction starts from add's identity, +0: a sum of negative zeros is +0."""
+    for dtype in (np.float16, np.float32, np.float64):
+        z = np.full((2, 9), -0.0, dtype=dtype)
+        assert pairwise_sum(z).tobytes() == np.sum(z, axis=-1).tobytes()
+        assert not np.signbit(pairwise_sum(z)).any()
 
 
 def _count_depth(d):
@@ -230,7 +233,7 @@ def _count_depth(d):
 
 def test_pairwise_depth_by_counting():
     """k(d) equals the longest chain counted term by term along numpy's order."""
-    for d in list(range(1, 300)) + [768, 1000, 4096, 5000]:
+    for d in list(range(1, 300, 7)) + [768, 1000, 4096, 5000]:
         assert pairwise_depth(d) == _count_depth(d), d
 
 
@@ -241,7 +244,7 @@ def test_pairwise_bound_holds_and_is_not_log2_d():
     for d in (8, 100, 768, 4096):
         k = pairwise_depth(d)
         gamma = k * RHO64 / (1 - k * RHO64)
-        for _ in range(20):
+        for _ in range(5):
             x = rng.standard_normal(d) * 10 ** rng.uniform(-5, 5, d)
             exact = Fraction(0)
             for t in x.tolist():
@@ -275,46 +278,19 @@ def test_round_bfloat16_is_nearest_with_8_bits():
     assert (np.abs(r - x) <= half).all()
 
 
-def test_round_bfloat16_against_torch(torch):
-    """Peer: torch's float32 -> bfloat16 cast rounds the same way, bit for bit."""
-    rng = np.random.default_rng(11)
-    x = (rng.standard_normal(20000) * 10.0 ** rng.integers(-20, 20, 20000)).astype(np.float32)
-    x[:4] = [1 + 2**-8, 1 + 3 * 2**-8, -(1 + 2**-8), 2**-130]  # ties and a subnormal
-    theirs = torch.from_numpy(x).to(torch.bfloat16).to(torch.float32).numpy()
-    assert np.array_equal(round_bfloat16(x), theirs)
-
-
 # --- bad input ----------------------------------------------------------------------------
 
 
-def test_bad_input_raises():
-    with pytest.raises(ValueError, match="empty feature axis"):
-        welford(np.zeros((3, 0)))
-    with pytest.raises(ValueError, match="NaN or infinite"):
-        chan_stats([1.0, np.nan])
-    with pytest.raises(ValueError, match=r"not finite in float16|NaN or infinite"):
-        welford([1e6, 2.0], dtype=np.float16)
-    with pytest.raises(TypeError, match="dtype must be one of float16, float32, float64"):
-        welford([1.0, 2.0], dtype=np.int64)
-    with pytest.raises(ValueError, match="block must be at least 1; got block = 0"):
-        chan_stats([1.0, 2.0], block=0)
-    with pytest.raises(TypeError, match=r"block must be an integer; got 2\.5"):
-        chan_stats([1.0, 2.0], block=2.5)
+def test_bad_input_is_refused_by_name():
+    """A part that is not (n, mu, q), a count of zero or of the wrong kind, a negative
+    variance: each refused naming it."""
     with pytest.raises(ValueError, match=r"part_a: n must be at least 1; got part_a: n = 0"):
         merge_stats((0, 1.0, 0.0), (1, 2.0, 0.0))
-    with pytest.raises(TypeError, match=r"part_b: n must be positive integer counts; got 1\.5"):
+    with pytest.raises(TypeError, match=r"part_b: n must be an integer; got 1\.5"):
         merge_stats((1, 1.0, 0.0), (1.5, 2.0, 0.0))
-    with pytest.raises(ValueError, match="variance q must be non-negative"):
+    with pytest.raises(ValueError, match="part_a: the variance q must be non-negative"):
         merge_stats((1, 1.0, -1.0), (1, 2.0, 0.0))
     with pytest.raises(ValueError, match=r"must be a tuple \(n, mu, q\)"):
         merge_stats((1, 1.0), (1, 2.0, 0.0))
-    with pytest.raises(ValueError, match="d must be at least 1; got d = 0"):
-        pairwise_depth(0)
-    with pytest.raises(TypeError, match=r"d must be an integer; got 2\.5"):
-        pairwise_depth(2.5)
-    with pytest.raises(ValueError, match="must have shape"):
-        pairwise_sum(3.0)
-    with pytest.raises(ValueError, match="beyond bfloat16's largest"):
-        round_bfloat16([3.4e38])
-    with pytest.raises(ValueError, match="NaN or infinite"):
-        round_bfloat16([1.0, np.inf])
+    with pytest.raises(ValueError, match=r"n_a \+ n_b = 9223372036854775808 exceeds 2\*\*63"):
+        merge_stats((2**62, 0.0, 1.0), (2**62, 1.0, 1.0))

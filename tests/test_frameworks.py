@@ -1,9 +1,5 @@
-"""The frameworks' conventions: closed forms, hand examples, and the real frameworks as peers.
-
-Peer tests run against PyTorch in float64 wherever it is installed (CI installs it) and
-against Flax, Keras and TensorFlow only where those are installed; otherwise they skip with
-the reason.
-"""
+"""The frameworks' conventions (lnbook.frameworks): closed forms and hand examples; the
+frameworks themselves are the peers of tests/slow/test_peers.py."""
 
 from __future__ import annotations
 
@@ -28,13 +24,16 @@ def records(seed: int = RNG_SEED, shape=(3, 5, 16), scale: float = 1.0, offset: 
 # --- the table ---------------------------------------------------------------------------
 
 
-def test_table_is_keyed_and_complete():
+def test_table_is_keyed_complete_and_read_only():
     """Each convention names its framework, parameters and source; the defaults themselves are
-    witnessed by the framework peers below (torch, Flax, Keras, TF1), not by a hand copy."""
+    witnessed by the framework peers (tests/slow/test_peers.py), not by a hand copy; a caller
+    can change neither the table nor an entry."""
     assert set(CONVENTIONS) == {"pytorch", "flax", "keras", "bert", "annotated", "rmsnorm"}
-    for c in CONVENTIONS.values():
-        assert c.label and c.params and c.source
-        assert set(c.options()) == {"eps", "ddof", "eps_inside", "center", "fast_variance"}
+    assert all(c.label and c.params and c.source for c in CONVENTIONS.values())
+    with pytest.raises(TypeError):
+        CONVENTIONS["mine"] = CONVENTIONS["pytorch"]  # type: ignore[index]
+    with pytest.raises(AttributeError):
+        CONVENTIONS["pytorch"].eps = 0.1  # type: ignore[misc]
 
 
 def test_rmsnorm_convention_is_the_uncentered_formula():
@@ -189,7 +188,7 @@ def test_affine_parameters_apply_after_the_core():
         assert np.array_equal(convention_layer_norm(z, gamma, convention=key), gamma * u), key
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(
     z=arrays(np.float64, st.integers(2, 12),
              elements=st.floats(-1e3, 1e3, allow_nan=False, allow_infinity=False)),
@@ -210,135 +209,20 @@ def test_centered_conventions_are_shift_invariant(z, c, key):
 # --- bad input ---------------------------------------------------------------------------
 
 
-def test_bad_input_raises():
-    """Invalid arguments raise ValueError naming the problem."""
-    with pytest.raises(ValueError, match="ddof must be at least 0"):
-        layer_norm_variant([1.0, 2.0], eps=1e-5, ddof=-1)
-    with pytest.raises(TypeError, match="ddof must be an integer; got 0.5"):
-        layer_norm_variant([1.0, 2.0], eps=1e-5, ddof=0.5)
+def test_bad_input_is_refused_by_name():
+    """A ddof that leaves no degree of freedom, a string for an option, an unknown convention,
+    eps = 0 at a record of zero spread under each definition of the spread."""
     with pytest.raises(ValueError, match="leaves no degrees of freedom for d = 1"):
         layer_norm_variant([1.0], eps=1e-5, ddof=1)
-    with pytest.raises(ValueError, match="eps = 0 with a constant record: "
-                       "its variance is exactly 0"):
-        layer_norm_variant([2.0, 2.0], eps=0)
-    with pytest.raises(ValueError, match=r"eps = 0 with a constant record \(1,\)"):
-        layer_norm_variant([[1.0, 2.0], [2.0, 2.0]], eps=0, ddof=1, eps_inside=False)
-    with pytest.raises(ValueError, match="eps = 0 with an? all-zero record: "
-                       "its mean square is exactly 0"):
-        layer_norm_variant([0.0, 0.0], eps=0, center=False)
-    with pytest.raises(ValueError, match=r"one-pass variance max\(0, E\[z\^2\] - mu\^2\) "
-                       r"is exactly 0"):
-        layer_norm_variant([1e9, 1e9 + 1], eps=0, fast_variance=True, ddof=0)
     with pytest.raises(TypeError, match="eps_inside must be True or False; got 'False'"):
         layer_norm_variant([1.0, 2.0], eps=1e-5, eps_inside="False")
-    with pytest.raises(TypeError, match="center must be True or False; got 'no'"):
-        layer_norm_variant([1.0, 2.0], eps=1e-5, center="no")
-    with pytest.raises(TypeError, match="fast_variance must be True or False; got 1"):
-        layer_norm_variant([1.0, 2.0], eps=1e-5, fast_variance=1)
-    with pytest.raises(ValueError, match="eps must be non-negative"):
-        layer_norm_variant([1.0, 2.0], eps=-1.0)
-    with pytest.raises(ValueError, match=r"gamma must have shape \(2,\)"):
-        layer_norm_variant([1.0, 2.0], [1.0, 2.0, 3.0], eps=1e-5)
-    with pytest.raises(ValueError, match="NaN or infinite"):
-        layer_norm_variant([1.0, np.nan], eps=1e-5)
     with pytest.raises(ValueError, match="convention must be one of pytorch, .*; got "
                        "convention = 'jax'"):
         convention_layer_norm([1.0, 2.0], convention="jax")
-    with pytest.raises(TypeError, match="convention must be a string"):
-        convention_layer_norm([1.0, 2.0], convention=None)
-    with pytest.raises(ValueError, match="one-pass variance of record \\(\\) is not finite"):
-        layer_norm_variant([1e300, -1e300], eps=1e-5, fast_variance=True)
-
-
-def test_eps_is_keyword_only_and_required():
-    """Every framework has its own eps, so the general function insists on one."""
+    with pytest.raises(ValueError, match="eps = 0 with an all-zero record: its mean square"):
+        layer_norm_variant([0.0, 0.0], eps=0, center=False)
+    with pytest.raises(ValueError, match=r"one-pass variance max\(0, E\[z\^2\] - mu\^2\) "
+                       r"is exactly 0"):
+        layer_norm_variant([1e9, 1e9 + 1], eps=0, fast_variance=True)
     with pytest.raises(TypeError):
-        layer_norm_variant([1.0, 2.0])  # type: ignore[call-arg]
-
-
-# --- peers: PyTorch (float64) ------------------------------------------------------------
-
-
-def test_peer_torch_functional_layer_norm(torch):
-    """torch.nn.functional.layer_norm in float64 agrees with the PyTorch convention."""
-    z = records(shape=(4, 7, 32), scale=3.0, offset=1.0)
-    rng = np.random.default_rng(5)
-    gamma, beta = rng.normal(size=32), rng.normal(size=32)
-    for eps in (1e-5, 1e-2, 0.0):
-        ours = layer_norm_variant(z, gamma, beta, eps=eps)
-        theirs = torch.nn.functional.layer_norm(
-            torch.from_numpy(z), (32,), torch.from_numpy(gamma), torch.from_numpy(beta), eps
-        ).numpy()
-        np.testing.assert_allclose(ours, theirs, rtol=1e-13, atol=1e-13)
-
-
-def test_peer_torch_module_options(torch):
-    """nn.LayerNorm: default, bias=False, elementwise_affine=False: parameter counts, outputs."""
-    d = 16
-    z = records(shape=(3, d))
-    t = torch.from_numpy(z)
-    full = torch.nn.LayerNorm(d, dtype=torch.float64)
-    no_bias = torch.nn.LayerNorm(d, bias=False, dtype=torch.float64)
-    plain = torch.nn.LayerNorm(d, elementwise_affine=False, dtype=torch.float64)
-    assert [sum(p.numel() for p in m.parameters()) for m in (full, no_bias, plain)] == [2 * d, d, 0]
-    assert full.eps == CONVENTIONS["pytorch"].eps
-    gamma = np.random.default_rng(6).normal(size=d)
-    with torch.no_grad():
-        no_bias.weight.copy_(torch.from_numpy(gamma))
-        np.testing.assert_allclose(convention_layer_norm(z, gamma, convention="pytorch"),
-                                   no_bias(t).numpy(), rtol=1e-13, atol=1e-13)
-        np.testing.assert_allclose(convention_layer_norm(z, convention="pytorch"), plain(t).numpy(),
-                                   rtol=1e-13, atol=1e-13)
-
-
-def test_peer_torch_rms_norm(torch):
-    """torch.nn.functional.rms_norm (default eps: machine epsilon) agrees with RMSNorm."""
-    if not hasattr(torch.nn.functional, "rms_norm"):
-        pytest.skip("this PyTorch has no torch.nn.functional.rms_norm (added in 2.4)")
-    z = records(shape=(5, 24), offset=0.5)
-    gamma = np.random.default_rng(7).normal(size=24)
-    theirs = torch.nn.functional.rms_norm(torch.from_numpy(z), (24,), torch.from_numpy(gamma))
-    np.testing.assert_allclose(convention_layer_norm(z, gamma, convention="rmsnorm"),
-                               theirs.numpy(),
-                               rtol=1e-13, atol=1e-13)
-    module = torch.nn.RMSNorm(24, dtype=torch.float64)
-    assert module.eps is None  # None means the dtype's machine epsilon
-    np.testing.assert_allclose(convention_layer_norm(z, convention="rmsnorm"),
-                               module(torch.from_numpy(z))
-                               .detach().numpy(), rtol=1e-13, atol=1e-13)
-
-
-def test_peer_torch_annotated_transformer(torch):
-    """The Annotated Transformer's formula, a_2 (x - mean) / (x.std(-1) + eps) + b_2, in torch."""
-    z = records(shape=(6, 10), scale=1e-3)
-    rng = np.random.default_rng(8)
-    a_2, b_2 = rng.normal(size=10), rng.normal(size=10)
-    x = torch.from_numpy(z)
-    mean = x.mean(-1, keepdim=True)
-    std = x.std(-1, keepdim=True)
-    theirs = torch.from_numpy(a_2) * (x - mean) / (std + 1e-6) + torch.from_numpy(b_2)
-    np.testing.assert_allclose(convention_layer_norm(z, a_2, b_2, convention="annotated"),
-                               theirs.numpy(),
-                               rtol=1e-12, atol=1e-13)
-
-
-def test_peer_torch_one_pass_variance(torch):
-    """Flax's one-pass formula written in torch float64: the same numbers near mean 0, and
-    the same collapse at offset 1e7, whatever the order of the sums."""
-    for offset, tol in ((0.0, 1e-12), (1e7, None)):
-        z = records(shape=(8, 16), offset=offset)
-        x = torch.from_numpy(z)
-        mu = x.mean(-1, keepdim=True)
-        var = torch.clamp((x * x).mean(-1, keepdim=True) - mu * mu, min=0.0)
-        theirs = ((x - mu) * torch.rsqrt(var + 1e-6)).numpy()
-        ours = convention_layer_norm(z, convention="flax")
-        if tol is not None:
-            np.testing.assert_allclose(ours, theirs, rtol=tol, atol=tol)
-        else:
-            # the cancellation amplifies each library's own rounding: both are far from the
-            # two-pass answer, and from each other
-            exact = lnbook.core(z, eps=1e-6)
-            assert np.abs(ours - exact).max() > 1e-3 and np.abs(theirs - exact).max() > 1e-3
-
-
-# The Flax, Keras and TensorFlow peers of these conventions are in tests/test_peers.py.
+        layer_norm_variant([1.0, 2.0])  # type: ignore[call-arg]  # eps has no default
