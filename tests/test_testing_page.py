@@ -102,8 +102,7 @@ def test_library_versions_in_the_prose_are_the_pinned_ones():
 # checker; a number word is found as its value)
 WITNESS_FILES = {
     "book/testing.md": ["tests/**/*.py", "tools/*", "pyproject.toml"],
-    "book/api.md": ["lnbook/*.py", "tests/**/test_api.py", "tests/**/test_hostile.py",
-                    "tests/**/test_contract.py"],
+    "book/api.md": ["lnbook/*.py", "tests/**/test_api.py", "tests/**/test_contract.py"],
     "book/benchmarks.md": ["benchmarks/*.py", "lnbook/_kernel.py",
                            "tests/**/test_benchmarks.py"],
     "book/notation.md": ["tests/formulas/symbols.py", "lnbook/*.py"],
