@@ -223,9 +223,11 @@ def param_grads(z: ArrayLike, g: ArrayLike, *, eps: float = EPS) -> tuple[np.nda
 
     Returns
     -------
-    dgamma, dbeta : (d,) ndarray
-        ``sum g ⊙ u`` and ``sum g`` over the records: a parameter shared by many records
-        accumulates their gradients.
+    dgamma : (d,) ndarray
+        ``sum g ⊙ u`` over the records: a parameter shared by many records accumulates
+        their gradients.
+    dbeta : (d,) ndarray
+        ``sum g`` over the records.
 
     Raises
     ------

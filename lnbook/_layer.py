@@ -28,8 +28,10 @@ def stats(z: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
 
     Returns
     -------
-    mu, q : (...) ndarray
-        Per-record mean and population variance (divisor ``d``, not ``d - 1``).
+    mu : (...) ndarray
+        Per-record mean.
+    q : (...) ndarray
+        Per-record population variance (divisor ``d``, not ``d - 1``).
 
     Raises
     ------

@@ -658,8 +658,8 @@ def eps_placement_data(*, z: ArrayLike = (1.0, 2.0, 3.0, 4.0),
     -------
     dict
         ``z``; ``sigma`` (201,), standard deviations from ``1e-9`` to 10; ``keys`` and
-        ``conventions`` (the :class:`lnbook.frameworks.Convention` of each); ``rms`` (k, 201);
-        ``plateaus``, 1 and :math:`\sqrt{(d-1)/d}`; ``d``.
+        ``conventions`` (each one's entry of ``lnbook.frameworks.CONVENTIONS``); ``rms``
+        (k, 201); ``plateaus``, 1 and :math:`\sqrt{(d-1)/d}`; ``d``.
 
     Raises
     ------

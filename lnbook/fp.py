@@ -57,8 +57,10 @@ def welford(z: ArrayLike, *, dtype: DTypeLike = np.float64) -> tuple[np.ndarray,
 
     Returns
     -------
-    mu, q : (...) ndarray of ``dtype``
-        Per-record mean and population variance (divisor ``d``).
+    mu : (...) ndarray of ``dtype``
+        Per-record mean.
+    q : (...) ndarray of ``dtype``
+        Per-record population variance (divisor ``d``).
 
     Raises
     ------
@@ -134,8 +136,10 @@ def merge_stats(part_a: tuple[ArrayLike, ArrayLike, ArrayLike],
     -------
     n : int
         ``n_a + n_b``.
-    mu, q : ndarray
-        Mean and population variance of the union.
+    mu : ndarray
+        Mean of the union.
+    q : ndarray
+        Population variance of the union.
 
     Raises
     ------
@@ -228,8 +232,10 @@ def chan_stats(z: ArrayLike, *, block: int = 16,
 
     Returns
     -------
-    mu, q : (...) ndarray of ``dtype``
-        Per-record mean and population variance.
+    mu : (...) ndarray of ``dtype``
+        Per-record mean.
+    q : (...) ndarray of ``dtype``
+        Per-record population variance.
 
     Raises
     ------
@@ -291,8 +297,10 @@ def one_pass_stats(z: ArrayLike, *, dtype: DTypeLike = np.float64) -> tuple[np.n
 
     Returns
     -------
-    mu, q : (...) ndarray of ``dtype``
-        Per-record mean and one-pass variance, which rounding can make negative.
+    mu : (...) ndarray of ``dtype``
+        Per-record mean.
+    q : (...) ndarray of ``dtype``
+        Per-record one-pass variance, which rounding can make negative.
 
     Raises
     ------
