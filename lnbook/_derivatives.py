@@ -47,9 +47,9 @@ def jacobian(z: ArrayLike, gamma: ArrayLike | None = None, *, eps: float = EPS) 
     With :math:`s = \\sqrt{q+\\varepsilon}` and :math:`\\hat v = v/\\lVert v\\rVert_2`
     (:math:`\\lVert v\\rVert_2^2 = dq`),
 
-    .. math:: J = \\frac{P}{s} - \\frac{v v^\\top}{d\\,s^3}
-              = \\frac{P - \\hat v \\hat v^\\top}{s}
-              + \\frac{\\varepsilon}{s^3}\\, \\hat v \\hat v^\\top ,
+    .. math:: \\begin{aligned} J &= \\frac{P}{s} - \\frac{v v^\\top}{d\\,s^3} \\\\
+              &= \\frac{P - \\hat v \\hat v^\\top}{s}
+              + \\frac{\\varepsilon}{s^3}\\, \\hat v \\hat v^\\top , \\end{aligned}
 
     .. formula $P = \\hat v \\hat v^\\top$ not checked: holds for d = 2, the case the sentence names
 
@@ -182,9 +182,9 @@ def input_grad(z: ArrayLike, g: ArrayLike, gamma: ArrayLike | None = None, *,
     With :math:`\\tilde g = \\gamma \\odot g`, :math:`s = \\sqrt{q+\\varepsilon}` and a bar for the
     mean over features (:math:`J` is symmetric),
 
-    .. math:: \\frac{\\partial \\ell}{\\partial z} = J \\tilde g
-              = \\frac{1}{s}\\Big(\\tilde g - \\overline{\\tilde g}\\,\\mathbf 1
-              - u\\, \\overline{u \\odot \\tilde g}\\Big).
+    .. math:: \\begin{aligned} \\frac{\\partial \\ell}{\\partial z} &= J \\tilde g \\\\
+              &= \\frac{1}{s}\\Big(\\tilde g - \\overline{\\tilde g}\\,\\mathbf 1
+              - u\\, \\overline{u \\odot \\tilde g}\\Big). \\end{aligned}
 
     .. formula $J = (\\varepsilon/s^3) P$ not checked: holds for d = 2, the case the sentence names
 
