@@ -49,6 +49,19 @@ def test_named_files_exist():
     assert not missing, f"{PAGE.name} names files that do not exist: {missing}"
 
 
+def test_worked_examples_hold():
+    """The page's examples of the prose audit ("0.1342 matches 0.13416407") are what its
+    matcher does."""
+    import test_notebooks
+
+    examples = re.findall(r"\(([^()]+?) matches ([^()]+?)\)", PAGE.read_text())
+    assert examples, "the page lost its worked example"
+    for prose, value in examples:
+        tokens = test_notebooks.prose_tokens(prose)
+        numbers = test_notebooks.evidence_numbers(value)
+        assert tokens and all(t.matches(numbers, value) for t in tokens), (prose, value)
+
+
 # the distribution a library's name in the prose means, where the two differ
 DISTRIBUTIONS = {"pytorch": "torch", "jupyter book": "jupyter-book"}
 

@@ -104,6 +104,14 @@ WORDS = re.compile(
     re.I,
 )
 
+# fractions in words: "one half", "two thirds", "one and a half", "a tenth of a percent";
+# "a third" only before "of" or punctuation ("a third record" is an ordinal)
+DENOMINATORS = {"half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter": 4, "quarters": 4,
+                "fifth": 5, "fifths": 5, "eighth": 8, "eighths": 8, "tenth": 10, "tenths": 10}
+FRACTION_WORDS = re.compile(
+    rf"\b(?:(?P<whole>{_UNIT_WORDS}) and )?(?P<num>{_UNIT_WORDS}|a)[- ]"
+    rf"(?P<den>{'|'.join(DENOMINATORS)})\b(?P<percent>\s+of\s+a\s+percent)?", re.I)
+
 
 @dataclass(frozen=True)
 class Token:
@@ -229,6 +237,19 @@ def prose_tokens(source: str) -> list[Token]:
             return None
         return Token(m.group(0), ((float(value), 0.0),), word=m.group(0).lower())
 
+    def fraction_word(m):
+        num, den = m.group("num").lower(), m.group("den").lower()
+        if num == "a" and den not in ("half", "quarter") and not re.match(
+                r"\s+of\b|\s*[.,;:)]", text[m.end():]):
+            return None  # an ordinal
+        value = UNITS.get(num, 1) / DENOMINATORS[den] + UNITS.get(
+            (m.group("whole") or "zero").lower(), 0)
+        if m.group("percent"):
+            value /= 100
+        # printed to three significant digits at least
+        return None if value == 1 else Token(m.group(0), ((value, 5e-4 * value),))
+
+    take(FRACTION_WORDS, fraction_word)
     take(WORDS, word)
     return tokens
 
@@ -589,6 +610,10 @@ def _notebook(*cells):
          "PyTorch 2.13.0, torch 2.13, IEEE 754", []),
         ("see https://example.org/a/35 and arXiv:1607.06450; numpy 2.4", []),
         ("0, 1 and 2 are structural; twice is not a token", []),
+        ("one half, two thirds, a third of it, a third record, a quarter, one and a half, "
+         "a tenth of a percent, two halves", ["one half", "two thirds", "a third",
+                                             "a quarter", "one and a half",
+                                             "a tenth of a percent"]),
     ],
 )
 def test_prose_tokens(prose, tokens):
@@ -607,7 +632,8 @@ def test_prose_tokens(prose, tokens):
         ("It is $10^{-3}$.", "eps = 10.0 ** -3", "", True),
         ("It is $10^{-2}$.", "eps = 10.0 ** -3", "", False),
         ("It is $2^{53}$.", "assert n == 2**53", "", True),
-        ("one third is $1/3$", "x = 1 / 3", "", True),
+        ("one third is $1/3$", "print(1 / 3)", "0.3333333333333333\n", True),
+        ("one third is $1/3$", "x = 1 / 3", "", False),  # a fraction word needs its value
         ("It is 99.5037.", "print(r)", "[ 99.503719  9.9995 ]\n", True),
         ("It is 99.5037.", "print(r)", "[ 99.50372  9.9995 ]\n", True),
         ("sizes 1 to 9", "for d in range(1, 10): pass", "", False),
@@ -622,6 +648,10 @@ def test_prose_tokens(prose, tokens):
         ("It is 9.", 'glue("lip-9", x)', "", False),  # a glue name is not a computed 9
         (":alt: Seven curves.", "n = 7  # seven", "", True),  # alt text is prose
         (":alt: Seven curves.", "n = 8", "", False),
+        (":alt: Each passes through one half.", "assert y == 0.5", "", True),
+        (":alt: Each passes through one third.", "assert y == 0.5", "", False),
+        ("two thirds of it", "print(r)", "0.667\n", True),
+        ("a tenth of a percent", "print(r)", "0.001\n", True),
     ],
 )
 def test_prose_audit_matches_values_not_strings(prose, code, stdout, tied):
