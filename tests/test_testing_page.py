@@ -68,7 +68,7 @@ DISTRIBUTIONS = {"pytorch": "torch", "jupyter book": "jupyter-book"}
 
 def prose_versions() -> list[tuple[str, str, str, str]]:
     """(page, library, version, what follows) for every library version the pages' prose names
-    (the pattern the prose audit exempts as a name, tests/notebook_policy.py)."""
+    (the pattern the prose audit exempts as a name, tests/book/notebook_policy.py)."""
     import notebook_policy
 
     pattern = re.compile(notebook_policy.LIBRARY_VERSION)
@@ -99,7 +99,7 @@ def test_library_versions_in_the_prose_are_the_pinned_ones():
         if library.lower() == "python":
             pinned = versions.python_version()
         elif library.lower() == "openblas":
-            continue  # named with the kernel it loads; tests/test_portability.py reads it
+            continue  # named with the kernel it loads; tests/book/test_portability.py reads it
         else:
             name = DISTRIBUTIONS.get(library.lower(), library.lower())
             pinned = pins.get(name, "no exact pin")
