@@ -16,9 +16,13 @@ import tomllib
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 TABLE = ROOT / "book" / "_versions.md"
 OUTPUT_PACKAGES = ("numpy", "matplotlib", "matplotlib-inline", "ipykernel")
-ROLES = {"torch": "PyTorch peer tests", "jax": "Flax peer tests (with jaxlib)",
-         "flax": "Flax peer tests", "keras": "Keras peer tests", "ruff": "style check",
-         "mypy": "type check of lnbook", "jupyter-book": "builds the website"}
+TWO = "outputs of the frameworks and floating-point chapters"
+ROLES = {"torch": "computes outputs of the frameworks, floating-point and transformer chapters; "
+                  "PyTorch peer tests",
+         "jax": "computes the Flax and Keras outputs (with jaxlib); their peer tests",
+         "flax": f"computes {TWO}; Flax peer tests", "keras": f"computes {TWO}; Keras peer tests",
+         "ruff": "style check", "mypy": "type check of lnbook",
+         "jupyter-book": "builds the website"}
 
 
 def specs(lines: list[str]) -> dict[str, str]:
