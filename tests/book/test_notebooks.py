@@ -153,7 +153,8 @@ def _exponent(match, first: int) -> int:
 
 def clean_prose(source: str) -> str:
     """The markdown with names, labels, links and versions removed (see ``STRIP``)."""
-    text = source
+    # a name in code ("decoupled_weight_decay") holds no number word ("eight")
+    text = re.sub(r"`[^`\n]*`", lambda m: re.sub(r"\w*_\w*", " ", m.group(0)), source)
     for pattern, _reason in STRIP:
         text = pattern.sub(" ", text)
     text = text.translate(str.maketrans({c: "_" for c in SUBSCRIPTS}))  # ₂ -> _ (a subscript)
@@ -610,6 +611,7 @@ def _notebook(*cells):
          "PyTorch 2.13.0, torch 2.13, IEEE 754", []),
         ("see https://example.org/a/35 and arXiv:1607.06450; numpy 2.4", []),
         ("0, 1 and 2 are structural; twice is not a token", []),
+        ("`decoupled_weight_decay`, `eps=1e-3`", ["1e-3"]),
         ("one half, two thirds, a third of it, a third record, a quarter, one and a half, "
          "a tenth of a percent, two halves", ["one half", "two thirds", "a third",
                                              "a quarter", "one and a half",
