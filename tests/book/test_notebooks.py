@@ -64,6 +64,7 @@ STRIP = [
     # a figure's alt text is prose a reader meets: only its option name goes
     (re.compile(r"^\s*:alt:", re.M), "the alt option's name (its text is audited)"),
     (re.compile(r"^\s*:[\w-]+:.*$", re.M), "directive option line (:name:, :width:, ...)"),
+    (re.compile(r"^\s*\d+\.(?=\s)", re.M), "the number of an item of an ordered list"),
     (re.compile(r"\]\([^)]*\)"), "link target"),
     (re.compile(r"<?https?://[^\s>)]+>?"), "URL"),
     (re.compile(r"\[\^[^\]]*\]"), "footnote label"),
@@ -612,6 +613,7 @@ def _notebook(*cells):
         ("see https://example.org/a/35 and arXiv:1607.06450; numpy 2.4", []),
         ("0, 1 and 2 are structural; twice is not a token", []),
         ("`decoupled_weight_decay`, `eps=1e-3`", ["1e-3"]),
+        ("3. An item.\n4. Another, of 3.5 and 7 records.", ["3.5", "7"]),
         ("one half, two thirds, a third of it, a third record, a quarter, one and a half, "
          "a tenth of a percent, two halves", ["one half", "two thirds", "a third",
                                              "a quarter", "one and a half",
