@@ -528,6 +528,14 @@ def test_glued_names_are_defined(chapter):
     assert used <= glued, f"glue names used but never glued: {sorted(used - glued)}"
 
 
+def test_glued_numbers_are_rounded(chapter):
+    """A glued number is stored rounded (``round(x, 4)``): the last digits of a float64 may
+    differ on another CPU or BLAS kernel, and nbval compares them exactly."""
+    full = [(name, text) for name, text in glue_records(chapter)
+            if text is not None and re.search(r"\d(?:\.?\d){14}", text)]
+    assert not full, f"glued with 15 or more digits: {full}"
+
+
 def test_glue_names_are_unique(chapter):
     """One name, one value per chapter: the prose cannot be told which of two it shows."""
     names = [name for name, _ in glue_records(chapter)]
