@@ -386,12 +386,20 @@ def cell_evidence(cell) -> list[float]:
     return evidence_numbers("\n".join(texts))
 
 
+def beside(shown, check) -> bool:
+    """``check`` is the folded check of the computation ``shown``, the cell before it."""
+    def folded(cell):
+        return "hide-input" in cell.get("metadata", {}).get("tags", [])
+    return folded(check) and not folded(shown)
+
+
 def prose_audit(nb, chapter: str = "") -> list[tuple[int, str]]:
     """(markdown cell index, token) for each prose number no adjacent code cell witnesses.
 
     A markdown cell's witnesses are the nearest non-empty code cell above it and the nearest
-    below it (the Colab install cell does not count): the same value must appear in that
-    cell's source or stored outputs (decimals at the precision the prose displays, signs
+    below it (the Colab install cell does not count), each with the folded check beside it (a
+    code cell tagged hide-input right after a computation): the same value must appear in
+    their source or stored outputs (decimals at the precision the prose displays, signs
     ignored).
     """
     cells = nb.cells
@@ -405,6 +413,11 @@ def prose_audit(nb, chapter: str = "") -> list[tuple[int, str]]:
             continue
         above = [j for j in code_at if j < i][-1:]
         below = [j for j in code_at if j > i][:1]
+        # with the folded check beside a computation: the cell after it, tagged hide-input
+        if above and above[0] - 1 in evidence and beside(cells[above[0] - 1], cells[above[0]]):
+            above.insert(0, above[0] - 1)
+        if below and below[0] + 1 in evidence and beside(cells[below[0]], cells[below[0] + 1]):
+            below.append(below[0] + 1)
         numbers = [x for j in above + below for x in evidence[j]]
         source = "\n".join(cells[j].source for j in above + below)
         exempt = policy.EXEMPT_TOKENS.get((chapter, cell.get("id", "")), {})
@@ -679,6 +692,14 @@ def test_prose_audit_is_local_not_chapter_wide():
     assert prose_audit(nb) == [(3, "0.171499")]
     nb.cells[2].source = "y = 0.171499"
     assert prose_audit(nb) == []
+    # a computation and the folded check beside it witness together; not across prose
+    nb = _notebook(("md", "The value is 0.171499."), ("code", "y = f()"),
+                   ("code", "assert y == 0.171499"), ("md", "more"), ("code", "x = 0.25"))
+    assert prose_audit(nb) == [(0, "0.171499")]
+    nb.cells[2].metadata["tags"] = ["hide-input"]
+    assert prose_audit(nb) == []
+    nb.cells[0].source = "The value is 0.25."
+    assert prose_audit(nb) == [(0, "0.25")]
 
 
 def test_nbval_markers_are_found():
