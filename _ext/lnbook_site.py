@@ -283,5 +283,6 @@ def setup(app):
     app.connect("build-finished", rewrite_pages)
     for css in ("lnbook-icons.css", "lnbook-site.css", "lnbook-fa-subset.css"):
         app.add_css_file(css)
-    app.add_js_file("lnbook-site.js", loading_method="defer")
+    for js in ("lnbook-site.js", "lnbook-movable.js"):
+        app.add_js_file(js, loading_method="defer")
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -19,6 +19,7 @@ import contextlib
 import functools
 import inspect
 import io
+import json
 import math
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -37,7 +38,7 @@ from numpy.typing import ArrayLike
 
 from . import _checks, figures
 
-__all__ = ["BookFigure", "style", "plot_response", "plot_normalized_variance",
+__all__ = ["BookFigure", "Movable", "style", "plot_response", "plot_normalized_variance",
            "plot_jacobian_eigenvalues", "plot_operator_norm", "plot_amplification",
            "plot_shift_geometry", "plot_weighted_projection", "plot_record_audit",
            "plot_gain_effect", "plot_bias_shift", "plot_core_bound", "plot_offset_error",
@@ -91,6 +92,101 @@ class BookFigure(Figure):
         w = int.from_bytes(png[16:20], "big")
         return ({"image/png": base64.b64encode(png).decode("ascii")},
                 {"image/png": {"width": round(w * _DISPLAY_DPI / self.dpi)}})
+
+
+
+class Movable:
+    r"""A figure the reader moves on the website: one frame per value of a parameter.
+
+    The chapter computes every frame with lnbook; a Movable only keeps them, each number
+    rounded to four significant digits (what the page shows, the same on every CPU), as JSON
+    in a ``<script>`` that the site's ``lnbook-movable.js`` draws as SVG under a slider. Glue
+    it and show the glue inside ``{only} html``: the static figure stays for print and PDF.
+
+    Parameters
+    ----------
+    data : dict
+        The frames, under the keys ``param``, the parameter as the reader sees it (``"ε"``);
+        ``values`` (n,), its values, one frame each; ``start``, the frame the page opens at,
+        the one the prose discusses; ``readouts``, n strings, the key numbers of each frame as
+        the prose writes them; ``marks``, what is drawn, in order, each ``{"kind": "line" |
+        "dots" | "bars", "style": str, "xy": array}`` with ``xy`` of shape (n, m, 2) to move
+        with the slider or (m, 2) to stay (a line joins its m points, bars rise from 0 to each
+        point; ``style`` holds classes of lnbook-site.css: ``s0`` blue, ``s1`` vermillion,
+        ``s2`` grey, ``dash``); ``box``, the view ``((x0, x1), (y0, y1))`` in the units of
+        ``xy``; ``xticks`` and ``yticks``, (position, label) pairs; ``xlabel``, ``ylabel`` and
+        ``alt``, the drawing's text alternative.
+
+    Raises
+    ------
+    ValueError
+        If a key is missing or unknown, ``values``, ``readouts`` and the moving marks do not
+        have one frame each, ``start`` is not a frame, a mark is not points of two finite
+        coordinates, or ``box`` is empty.
+    TypeError
+        If ``data`` is not a dict.
+
+    Notes
+    -----
+    The six chapters that show one: :ref:`ch-epsilon`, :ref:`ch-gain`, :ref:`ch-shift`,
+    :ref:`ch-jacobian`, :ref:`ch-weighted` and :ref:`ch-geometry`.
+
+    Examples
+    --------
+    >>> Movable(dict(param="c", values=[0, 1], start=0, readouts=["c = 0", "c = 1"],
+    ...              marks=[{"kind": "dots", "style": "s0", "xy": [[[0, 0]], [[1, 1]]]}],
+    ...              box=((0, 1), (0, 1)), xticks=[(0, "0")], yticks=[(1, "1")], xlabel="x",
+    ...              ylabel="y", alt="A dot on the diagonal."))
+    Movable(c: 2 frames, start c = 0)
+    """
+
+    KEYS = ("param", "values", "start", "readouts", "marks", "box", "xticks", "yticks",
+            "xlabel", "ylabel", "alt")
+
+    def __init__(self, data: dict):
+        if not isinstance(data, dict):
+            raise TypeError(f"data must be a dict; got {type(data).__name__}")
+        if sorted(data) != sorted(self.KEYS):
+            raise ValueError(f"data must have the keys {', '.join(self.KEYS)}; got {sorted(data)}")
+        values, start, readouts = _checks.vector(data["values"], "data['values']"), *(
+            data[k] for k in ("start", "readouts"))
+        n = values.size
+        if len(readouts) != n or not 0 <= start < n:
+            raise ValueError(f"data['readouts'] must have one entry per value ({n}) and "
+                             f"data['start'] be one of them; got {len(readouts)} and {start}")
+        (x0, x1), (y0, y1) = data["box"]
+        if not (x0 < x1 and y0 < y1):
+            raise ValueError(f"data['box'] must be ((x0, x1), (y0, y1)) with x0 < x1, y0 < y1; "
+                             f"got {data['box']}")
+        marks = []
+        for k, mark in enumerate(data["marks"]):
+            name = f"data['marks'][{k}]['xy']"
+            xy = _checks.real_array(mark["xy"], name)
+            _checks.finite(xy, name)
+            if xy.shape[-1:] != (2,) or xy.ndim not in (2, 3) or xy.ndim == 3 and len(xy) != n:
+                raise ValueError(f"{name} must have shape ({n}, m, 2) or (m, 2); got {xy.shape}")
+            marks.append({"kind": mark["kind"], "style": mark["style"], "moves": xy.ndim == 3,
+                          "xy": _rounded(xy)})
+        self.spec = {**data, "values": _rounded(values), "start": int(start),
+                     "labels": [f"{data['param']} = {v:.4g}" for v in values],
+                     "readouts": list(readouts), "marks": marks, "box": _rounded(data["box"]),
+                     "xticks": [(_rounded(v), t) for v, t in data["xticks"]],
+                     "yticks": [(_rounded(v), t) for v, t in data["yticks"]]}
+
+    def _repr_html_(self) -> str:
+        # "</" inside a script would end it early
+        text = json.dumps(self.spec, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
+        return f'<script type="application/json" class="lnbook-movable">{text}</script>'
+
+    def __repr__(self) -> str:
+        spec = self.spec
+        return (f"Movable({spec['param']}: {len(spec['values'])} frames, start "
+                f"{spec['labels'][spec['start']]})")
+
+
+def _rounded(x: ArrayLike) -> Any:
+    """Nested lists of ``x``'s numbers, each to four significant digits."""
+    return np.vectorize(lambda v: float(f"{v:.4g}"), otypes=[float])(np.asarray(x, float)).tolist()
 
 
 @contextlib.contextmanager

@@ -147,7 +147,7 @@ OPTION = re.compile(r"\A(?:[ \t]*:[\w-]+:.*\n)*")
 
 def count_formulas(text: str) -> tuple[int, int]:
     """``(inline, display)`` formulas of MyST Markdown, inside directives too (a theorem's
-    title and body, a figure's caption); ``{eval-rst}`` blocks are counted by
+    title and body, a figure's caption) but ``{only} html``; ``{eval-rst}`` blocks are counted by
     :func:`count_rst_formulas`."""
     inline = display = 0
     stack = list(_parser().parse(text))
@@ -164,7 +164,7 @@ def count_formulas(text: str) -> tuple[int, int]:
             elif name == "eval-rst":
                 i, d = count_rst_formulas(token.content)
                 inline, display = inline + i, display + d
-            elif name not in LITERAL:
+            elif name not in LITERAL and (name, argument.strip()) != ("only", "html"):
                 for part in (argument, OPTION.sub("", token.content)):
                     i, d = count_formulas(part)
                     inline, display = inline + i, display + d
