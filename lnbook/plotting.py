@@ -21,6 +21,7 @@ import inspect
 import io
 import json
 import math
+import operator
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -148,40 +149,52 @@ class Movable:
             raise TypeError(f"data must be a dict; got {type(data).__name__}")
         if sorted(data) != sorted(self.KEYS):
             raise ValueError(f"data must have the keys {', '.join(self.KEYS)}; got {sorted(data)}")
-        values, start, readouts = _checks.vector(data["values"], "data['values']"), *(
-            data[k] for k in ("start", "readouts"))
-        n = values.size
-        if len(readouts) != n or not 0 <= start < n:
-            raise ValueError(f"data['readouts'] must have one entry per value ({n}) and "
-                             f"data['start'] be one of them; got {len(readouts)} and {start}")
-        (x0, x1), (y0, y1) = data["box"]
-        if not (x0 < x1 and y0 < y1):
-            raise ValueError(f"data['box'] must be ((x0, x1), (y0, y1)) with x0 < x1, y0 < y1; "
-                             f"got {data['box']}")
-        marks = []
-        for k, mark in enumerate(data["marks"]):
-            name = f"data['marks'][{k}]['xy']"
-            xy = _checks.real_array(mark["xy"], name)
-            _checks.finite(xy, name)
-            if xy.shape[-1:] != (2,) or xy.ndim not in (2, 3) or xy.ndim == 3 and len(xy) != n:
-                raise ValueError(f"{name} must have shape ({n}, m, 2) or (m, 2); got {xy.shape}")
-            marks.append({"kind": mark["kind"], "style": mark["style"], "moves": xy.ndim == 3,
-                          "xy": _rounded(xy)})
-        self.spec = {**data, "values": _rounded(values), "start": int(start),
-                     "labels": [f"{data['param']} = {v:.4g}" for v in values],
-                     "readouts": list(readouts), "marks": marks, "box": _rounded(data["box"]),
-                     "xticks": [(_rounded(v), t) for v, t in data["xticks"]],
-                     "yticks": [(_rounded(v), t) for v, t in data["yticks"]]}
+        try:  # a malformed entry (a box of three numbers, a mark without "xy") names data too
+            self.spec = _frames(data)
+        except (TypeError, ValueError, KeyError, IndexError) as exc:
+            raise ValueError(f"data is not the frames of a movable figure: {exc}") from None
 
     def _repr_html_(self) -> str:
         # "</" inside a script would end it early
-        text = json.dumps(self.spec, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
+        text = json.dumps(self.spec, ensure_ascii=False, separators=(",", ":"))
+        text = text.replace("</", "<\\/")
         return f'<script type="application/json" class="lnbook-movable">{text}</script>'
 
     def __repr__(self) -> str:
         spec = self.spec
         return (f"Movable({spec['param']}: {len(spec['values'])} frames, start "
                 f"{spec['labels'][spec['start']]})")
+
+
+def _frames(data: dict) -> dict:
+    """The JSON of :class:`Movable`: ``data`` checked, its numbers rounded, the labels added."""
+    values, start, readouts = _checks.vector(data["values"], "values"), data["start"], \
+        data["readouts"]
+    n = values.size
+    if len(readouts) != n or operator.index(start) not in range(n):
+        raise ValueError(f"readouts must have one entry per value ({n}) and start be one of "
+                         f"them; got {len(readouts)} and {start}")
+    texts = [data["param"], data["xlabel"], data["ylabel"], data["alt"], *readouts]
+    if not all(isinstance(t, str) for t in texts):
+        raise TypeError("param, readouts, xlabel, ylabel and alt must be strings")
+    (x0, x1), (y0, y1) = data["box"]
+    if not (x0 < x1 and y0 < y1):
+        raise ValueError(f"box must be ((x0, x1), (y0, y1)), x0 < x1, y0 < y1; got {data['box']}")
+    marks = []
+    for k, mark in enumerate(data["marks"]):
+        xy = _checks.real_array(mark["xy"], f"marks[{k}]['xy']")
+        _checks.finite(xy, f"marks[{k}]['xy']")
+        if xy.shape[-1:] != (2,) or xy.ndim not in (2, 3) or xy.ndim == 3 and len(xy) != n or \
+                mark["kind"] not in ("line", "dots", "bars"):
+            raise ValueError(f"marks[{k}] must be a line, dots or bars of shape ({n}, m, 2) or "
+                             f"(m, 2); got {mark['kind']!r} of shape {xy.shape}")
+        marks.append({"kind": mark["kind"], "style": str(mark["style"]), "moves": xy.ndim == 3,
+                      "xy": _rounded(xy)})
+    return {**data, "values": _rounded(values), "start": int(start),
+            "labels": [f"{data['param']} = {v:.4g}" for v in values], "readouts": list(readouts),
+            "marks": marks, "box": _rounded(data["box"]),
+            "xticks": [(_rounded(v), str(t)) for v, t in data["xticks"]],
+            "yticks": [(_rounded(v), str(t)) for v, t in data["yticks"]]}
 
 
 def _rounded(x: ArrayLike) -> Any:

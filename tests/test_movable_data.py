@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import lnbook
+from lnbook import plotting
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]+)?(?:e-?[0-9]+)?")
@@ -31,25 +32,17 @@ def glued() -> dict[str, dict]:
     return found
 
 
-def line(points):
-    return [np.asarray(points, float)]
-
-
-def dot(*points):
-    return [np.asarray(points, float)]
-
-
 def epsilon(eps):
     t = np.linspace(-3, 3, 121)
     family = np.stack([-t, 0 * t, t], -1)  # the records (-t, 0, t); h is u_3
     h, p = lnbook.core(family, eps=eps)[:, 2], eps**-0.5
-    return [line([[-3, -3 * p], [3, 3 * p]]), line(np.stack([t, h], -1))], [eps, 3, h[-1], 1, p]
+    return [[[-3, -3 * p], [3, 3 * p]], np.stack([t, h], -1)], [eps, 3, h[-1], 1, p]
 
 
 def shift(c):
     z = np.array([2.0, 0.5]) + c
     Pz = np.array([0.75, -0.75])  # (2, 0.5) less its mean 1.25
-    return [line([z, Pz]), dot(z), dot(Pz)], [c, *z, *Pz]
+    return [[z, Pz], [z], [Pz]], [c, *z, *Pz]
 
 
 def weighted(a1):
@@ -57,31 +50,34 @@ def weighted(a1):
     oblique, orthogonal = z - (a @ z), z - (a @ z) / (a @ a) * a
     w = np.array([a[1], -a[0]]) / np.hypot(*a)
     w = w * min(3.5 / abs(w[0]) if w[0] else np.inf, 2.5 / abs(w[1]) if w[1] else np.inf)
-    return ([line([-w, w]), line([z, oblique]), line([z, orthogonal]), dot(oblique),
-             dot(orthogonal)], [*a, *oblique, *orthogonal])
+    return ([[-w, w], [z, oblique], [z, orthogonal], [oblique], [orthogonal]],
+            [*a, *oblique, *orthogonal])
 
 
 def gain(g3):
     y = np.array([2.0, 0.0, g3]) * [0.5, 0.5, -1.0]  # gamma * u, u = (1, 1, -2) / sqrt(2 + 2)
-    return [line(np.stack([np.arange(1, 4) + 0.17, y], -1))], [2, 0, g3, *y]
+    return [np.stack([np.arange(1, 4) + 0.17, y], -1)], [2, 0, g3, *y]
 
 
 def jacobian(eps):
     q = np.logspace(-3, 2, 201)
     tangential, radial = (q + eps) ** -0.5, eps * (q + eps) ** -1.5
     b = np.log10(eps**-0.5)
-    return ([line([[-3, b], [2, b]]), line(np.stack([np.log10(q), np.log10(tangential)], -1)),
-             line(np.stack([np.log10(q), np.log10(radial)], -1))],
+    return ([[[-3, b], [2, b]], np.stack([np.log10(q), np.log10(tangential)], -1),
+             np.stack([np.log10(q), np.log10(radial)], -1)],
             [eps, 1, eps**-0.5, 0, 1, tangential[120], radial[120]])
 
 
 def geometry(eps):
     r = np.linspace(0, 6, 121)
     length = r / np.sqrt(r**2 / 3 + eps)  # ||u|| = ||v|| / sqrt(||v||^2 / d + eps), d = 3
-    return ([line([[0, 0], [6, 6 * eps**-0.5]]), line(np.stack([r, length], -1)),
-             dot([3, length[60]])], [eps, 1, eps**-0.5, 3, length[60]])
+    return ([[[0, 0], [6, 6 * eps**-0.5]], np.stack([r, length], -1), [[3, length[60]]]],
+            [eps, 1, eps**-0.5, 3, length[60]])
 
 
+FIGURE = dict(param="c", values=[0, 1], start=0, readouts=["c = 0", "c = 1"],
+              marks=[{"kind": "dots", "style": "s0", "xy": [[[0, 0]], [[1, 1]]]}],
+              box=((0, 1), (0, 1)), xticks=[], yticks=[], xlabel="x", ylabel="y", alt="A dot.")
 EXPECTED = {"movable-epsilon-response": epsilon, "movable-shift": shift,
             "movable-weighted": weighted, "movable-gain": gain, "movable-jacobian": jacobian,
             "movable-geometry": geometry}
@@ -99,9 +95,23 @@ def test_frames_are_what_lnbook_computes(name):
         marks, numbers = EXPECTED[name](spec["values"][k])
         moving = [np.asarray(m["xy"][k], float) for m in spec["marks"] if m["moves"]]
         assert len(moving) == len(marks), name
-        for got, want in zip(moving, marks):
+        for got, want in zip(moving, map(np.asarray, marks)):
             # four significant digits: a relative error of at most 5e-4
-            assert got.shape == want[0].shape and np.allclose(got, want[0], rtol=6e-4,
-                                                              atol=1e-12), (name, k)
+            assert got.shape == want.shape and np.allclose(got, want, rtol=6e-4, atol=1e-12), k
         said = [float(x) for x in NUMBER.findall(spec["readouts"][k].replace("−", "-"))]
         assert np.allclose(said, numbers, rtol=6e-4, atol=1e-12), (name, k, said, numbers)
+
+
+@pytest.mark.parametrize("data, error", [
+    ([], TypeError), ({"param": "c"}, ValueError),
+    ({**FIGURE, "start": 2}, ValueError), ({**FIGURE, "readouts": ["c = 0"]}, ValueError),
+    ({**FIGURE, "box": ((0, 0), (0, 1))}, ValueError),
+    ({**FIGURE, "marks": [{"kind": "dots", "style": "s0", "xy": [[[0, np.nan]], [[1, 1]]]}]},
+     ValueError),
+    ({**FIGURE, "marks": [{"kind": "dots", "style": "s0", "xy": [[[0, 0]]] * 3}]}, ValueError),
+    ({**FIGURE, "marks": [{"kind": "pie", "style": "s0", "xy": [[0, 0]]}]}, ValueError),
+    ({**FIGURE, "marks": [{"xy": [[0, 0]]}]}, ValueError), ({**FIGURE, "start": 0.5}, ValueError),
+    ({**FIGURE, "box": (0, 1, 2)}, ValueError), ({**FIGURE, "alt": None}, ValueError)])
+def test_bad_frames_are_refused_naming_data(data, error):
+    with pytest.raises(error, match=r"\bdata\b"):
+        plotting.Movable(data)

@@ -7,7 +7,6 @@ pages at every width and theme, with axe.)"""
 
 from __future__ import annotations
 
-import json
 import re
 
 import numpy as np
@@ -15,7 +14,8 @@ import pytest
 from builtsite import HTML, NOTEBOOKS, guard
 from test_looks import DESKTOP
 
-PAGES = [f"{e}.html" for e in NOTEBOOKS if 'class="lnbook-movable"' in (HTML / f"{e}.html").read_text()]
+PAGES = [f"{e}.html" for e in NOTEBOOKS
+         if 'class="lnbook-movable"' in (HTML / f"{e}.html").read_text()]
 NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
 # every figure on the page: its stored JSON, the slider's value, the readout, and the points
 # of each mark's polylines as the SVG holds them
@@ -54,7 +54,8 @@ def test_a_reader_moves_the_figure(browser, server, path):
     try:
         page.goto(server + path, wait_until="load")
         figures = page.evaluate(READ)
-        prose = page.evaluate("""() => { const a = document.querySelector("article").cloneNode(true);
+        prose = page.evaluate("""() => {
+            const a = document.querySelector("article").cloneNode(true);
             a.querySelectorAll(".lnb-movable, script").forEach(e => e.remove());
             return a.textContent; }""").replace("−", "-")
         assert figures, "no movable figure drawn"
