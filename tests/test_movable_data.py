@@ -49,9 +49,10 @@ def weighted(a1):
     a, z = np.array([a1, 1 - a1]), np.array([4.0, 2.0])
     oblique, orthogonal = z - (a @ z), z - (a @ z) / (a @ a) * a
     w = np.array([a[1], -a[0]]) / np.hypot(*a)
-    w = w * min(3.5 / abs(w[0]) if w[0] else np.inf, 2.5 / abs(w[1]) if w[1] else np.inf)
-    return ([[-w, w], [z, oblique], [z, orthogonal], [oblique], [orthogonal]],
-            [*a, *oblique, *orthogonal])
+    # the line s w from edge to edge of the view [-3.5, 5.75] x [-3.5, 2.5]
+    ends = [sorted((lo / c, hi / c)) for c, (lo, hi) in zip(w, [(-3.5, 5.75), (-3.5, 2.5)]) if c]
+    line = [max(e[0] for e in ends) * w, min(e[1] for e in ends) * w]
+    return [line, [z, oblique], [z, orthogonal], [oblique], [orthogonal]], [*a, *oblique, *orthogonal]
 
 
 def gain(g3):
@@ -65,7 +66,7 @@ def jacobian(eps):
     b = np.log10(eps**-0.5)
     return ([[[-3, b], [2, b]], np.stack([np.log10(q), np.log10(tangential)], -1),
              np.stack([np.log10(q), np.log10(radial)], -1)],
-            [eps, 1, eps**-0.5, 0, 1, tangential[120], radial[120]])
+            [eps, 0, 1, eps**-0.5, 1, tangential[120], radial[120]])
 
 
 def geometry(eps):

@@ -7,7 +7,7 @@
    instead of a chart library: three kinds of mark on linear axes is all the book needs. */
 "use strict";
 (function () {
-  var SVG = "http://www.w3.org/2000/svg", W = 320, H = 220, L = 48, R = 10, T = 10, B = 40;
+  var SVG = "http://www.w3.org/2000/svg", W = 320, H = 220, L = 52, R = 16, T = 10, B = 40;
   function add(parent, name, attrs, text) {
     var node = document.createElementNS(name === "svg" || parent.namespaceURI === SVG ? SVG :
       "http://www.w3.org/1999/xhtml", name);
@@ -58,6 +58,9 @@
     input.addEventListener("input", function () { show(+input.value); });
     show(spec.start);
     script.after(figure);
+    // the block around it (the lead-in sentence) shows only where the figure does
+    var block = script.closest(".lnb-movable-block");
+    if (block) block.classList.add("lnb-on");
   }
   document.querySelectorAll("script.lnbook-movable").forEach(build);
 })();

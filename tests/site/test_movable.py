@@ -2,8 +2,8 @@
 discusses: the readout's numbers are in the page's text. The arrow keys, Home and End, and the
 pointer move it, and after each move the SVG holds exactly the stored frame (its coordinates
 read back, not its pixels) and the readout says the frame's text. No request leaves the site.
-Without JavaScript the static figure shows and no slider does. (test_looks.py checks the same
-pages at every width and theme, with axe.)"""
+Without JavaScript, and printed, the static figure shows, and neither the slider nor its lead-in
+(test_looks.py checks the same pages at every width and theme, with axe)."""
 
 from __future__ import annotations
 
@@ -74,6 +74,8 @@ def test_a_reader_moves_the_figure(browser, server, path):
             moved = page.evaluate(READ)[n]
             assert moved["value"] > 1, "the pointer did not move the slider"
             check(moved, moved["value"])
+        page.emulate_media(media="print")  # printed, the static figure stands alone
+        assert not page.locator(".lnb-movable-block").first.is_visible()
         assert not problems, problems
     finally:
         context.close()
@@ -85,6 +87,7 @@ def test_without_javascript_the_static_figure_shows(browser, server):
         page = context.new_page()
         page.goto(server + PAGES[0])
         assert page.locator("figure.lnb-movable").count() == 0
+        assert not page.locator(".lnb-movable-block").first.is_visible()  # nor its lead-in
         assert page.locator("figure img").first.is_visible()
     finally:
         context.close()
