@@ -52,7 +52,8 @@ def weighted(a1):
     # the line s w from edge to edge of the view [-3.5, 5.75] x [-3.5, 2.5]
     ends = [sorted((lo / c, hi / c)) for c, (lo, hi) in zip(w, [(-3.5, 5.75), (-3.5, 2.5)]) if c]
     line = [max(e[0] for e in ends) * w, min(e[1] for e in ends) * w]
-    return [line, [z, oblique], [z, orthogonal], [oblique], [orthogonal]], [*a, *oblique, *orthogonal]
+    marks = [line, [z, oblique], [z, orthogonal], [oblique], [orthogonal]]
+    return marks, [*a, *oblique, *orthogonal]
 
 
 def gain(g3):
