@@ -277,21 +277,19 @@ def measure(torch, cfg: dict, removed: dict) -> dict:
             "results": results}
 
 
-def main(argv: list[str] | None = None) -> int:
+def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tiny", action="store_true", help="tiny sizes, 2 rounds (seconds)")
     parser.add_argument("--runs", type=int, default=1, help="complete runs, one after another")
-    parser.add_argument("--rounds", type=int, help="interleaved rounds (default 15; tiny 2)")
     parser.add_argument("--results", type=pathlib.Path, default=render.RESULTS)
     parser.add_argument("--page", type=pathlib.Path, default=render.PAGE_PART)
     parser.add_argument("--figure", type=pathlib.Path, default=render.FIGURE)
     parser.add_argument("--keep-openblas-env", action="store_true",
                         help="measure with OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE as they are")
-    args = parser.parse_args(argv)
+    args = parser.parse_args()
     if args.runs < 1:
         parser.error(f"--runs must be at least 1, not {args.runs}")
     cfg = dict(TINY if args.tiny else FULL, mode="tiny" if args.tiny else "full")
-    cfg["rounds"] = args.rounds or cfg["rounds"]
     import torch
 
     runs = []
@@ -304,13 +302,12 @@ def main(argv: list[str] | None = None) -> int:
                      "other processes' CPU, cores": (data["machine"]["other processes' CPU"]
                                                      or {}).get("cores")})
     data["runs"] = runs  # the last run in full, every run's medians
-    data["machine"].update(mode=cfg["mode"], command="python benchmarks/run.py " + " ".join(
-        sys.argv[1:] if argv is None else argv))
+    data["machine"].update(mode=cfg["mode"], command="python benchmarks/run.py "
+                           + " ".join(sys.argv[1:]))
     args.results.write_text(json.dumps(data, indent=1) + "\n")
     render.write(data, args.page, args.figure)
     print(f"wrote {args.results}, {args.page} and {args.figure}")
-    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
