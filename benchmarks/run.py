@@ -6,18 +6,10 @@ Usage (from the repository root)::
     .venv/bin/python benchmarks/run.py --tiny    # seconds: tiny sizes, 2 rounds (the tests)
 
 Writes ``benchmarks/results.json`` and, from it alone, the generated part of the benchmarks
-page (``benchmarks/render.py``). Each race has two sides, A and B, named in its ratio A/B.
-After a warm-up each side's calls per timing are calibrated so that one timing lasts at least
-the minimum time; then the sides are timed in turn, A, B, A, B, ..., and the figure is the
-median over rounds of the ratio of one round's two timings. Every race runs on one thread:
-lnbook's kernel is single-threaded, PyTorch is set to one thread and numpy's BLAS is limited
-to one (threadpoolctl). Around each race the script reads the machine's busy CPU time
-(``/proc/stat``) and its own (``time.process_time()``): their difference over the wall time
-is the CPU that other processes used during the race. ``OPENBLAS_CORETYPE`` and
-``OPENBLAS_L2_SIZE``, which some machines set to pin an old kernel, are removed before numpy
-loads OpenBLAS (this script re-executes itself without them; ``--keep-openblas-env`` keeps
-them), and both the caller's values and the kernel that ran are recorded. Nothing here
-asserts a speed.
+page (``benchmarks/render.py``). Each race has two sides, A and B, named in its ratio A/B,
+timed in turn on one thread; the method (calibration, interleaved rounds, other processes'
+CPU, the OpenBLAS variables) is the page's "How the figures are taken" (book/benchmarks.md).
+Nothing here asserts a speed.
 """
 
 from __future__ import annotations
@@ -37,22 +29,17 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 OPENBLAS_VARIABLES = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 REMOVED_ENV = "LNBOOK_BENCH_REMOVED_ENV"  # how the re-executed child learns what was removed
 
-
-def _without_openblas_env(argv: list[str]) -> None:
-    """Re-execute this script without the OpenBLAS variables (they act at library load)."""
+if __name__ == "__main__":  # re-execute without the OpenBLAS variables before numpy loads them
     found = {k: os.environ[k] for k in OPENBLAS_VARIABLES if k in os.environ}
-    if found and "--keep-openblas-env" not in argv:
+    if found and "--keep-openblas-env" not in sys.argv[1:]:
         env = {k: v for k, v in os.environ.items() if k not in OPENBLAS_VARIABLES}
-        env[REMOVED_ENV] = json.dumps(found)
         sys.stdout.flush()
-        os.execve(sys.executable, [sys.executable, str(pathlib.Path(__file__).resolve()), *argv],
-                  env)
+        os.execve(sys.executable, [sys.executable, str(pathlib.Path(__file__).resolve()),
+                                   *sys.argv[1:]], env | {REMOVED_ENV: json.dumps(found)})
 
-
-if __name__ == "__main__":
-    _without_openblas_env(sys.argv[1:])  # before numpy loads OpenBLAS
-
+import mpmath  # noqa: E402
 import numpy as np  # noqa: E402
+from threadpoolctl import threadpool_info, threadpool_limits  # noqa: E402
 
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -69,14 +56,14 @@ FULL = {"layer_norm": (4096, 1024), "jacobian": (256, 64), "operator_norm": (10_
 TINY = {"layer_norm": (64, 32), "jacobian": (8, 8), "operator_norm": (50, 8),
         "accuracy d": 8, "accuracy n": 2, "offsets": [1.0, 1e6], "spreads": [1e-3, 1.0],
         "rounds": 2, "min time": 0.0}
-# issue 12's targets: (ratio, comparison, bound); no comparison: no target
+# issue 12's targets: (ratio, target or None)
 TARGETS = {
-    "layer_norm": ("lnbook / torch", "<=", 1.0),
-    "layer_norm_stream": ("lnbook / streaming pass", "<=", 4.0),
-    "jacobian": ("lnbook / torch", "<=", 0.7),
-    "operator_norm": ("SVD route / lnbook", ">=", 100.0),
-    "rms_norm": ("RMSNorm / LayerNorm", None, None),
-    "accuracy": ("worst lnbook error, ulp", "<=", 4.0),
+    "layer_norm": ("lnbook / torch", {"comparison": "<=", "bound": 1.0}),
+    "layer_norm_stream": ("lnbook / streaming pass", {"comparison": "<=", "bound": 4.0}),
+    "jacobian": ("lnbook / torch", {"comparison": "<=", "bound": 0.7}),
+    "operator_norm": ("SVD route / lnbook", {"comparison": ">=", "bound": 100.0}),
+    "rms_norm": ("RMSNorm / LayerNorm", None),
+    "accuracy": ("worst lnbook error, ulp", {"comparison": "<=", "bound": 4.0}),
 }
 
 
@@ -136,10 +123,9 @@ def other_cpu(before: dict | None, after: dict | None) -> dict | None:
 
 def race(key: str, name: str, a: Callable, b: Callable, cfg: dict, **fields) -> dict:
     """One interleaved race, other processes' CPU during it, and its verdict."""
-    what, comparison, bound = TARGETS[key]
+    what, target = TARGETS[key]
     before = cpu_sample()
     result = interleaved(a, b, cfg["rounds"], cfg["min time"])
-    target = None if comparison is None else {"comparison": comparison, "bound": bound}
     return {"name": name, "ratio": what, **fields, "other processes' CPU": other_cpu(
         before, cpu_sample()), "result": result, "target": target,
         "met": None if target is None else render.met(result["median"], target)}
@@ -217,8 +203,7 @@ def accuracy(torch, cfg: dict) -> dict:
         for side, fn in (("lnbook", lnbook.core), ("torch", torch_core))}}
         for s in cfg["spreads"]]
     worst = {side: max(max(r[side]) for r in rows) for side in ("lnbook", "torch")}
-    what, comparison, bound = TARGETS["accuracy"]
-    target = {"comparison": comparison, "bound": bound}
+    what, target = TARGETS["accuracy"]
     return {"name": "accuracy on the hostile grid", "ratio": what, "d": cfg["accuracy d"],
             "records per offset": cfg["accuracy n"], "eps": EPS, "offsets": cfg["offsets"],
             "rows": rows, "worst": worst, "target": target,
@@ -236,15 +221,13 @@ def _git(*args: str) -> str:
 
 def machine(torch, removed: dict) -> dict:
     """The conditions of the run: CPU, versions, numpy's BLAS, the OpenBLAS variables."""
-    import mpmath
-    from threadpoolctl import threadpool_info
-
     cpu = next((line.split(":", 1)[1].strip() for line in pathlib.Path(
         "/proc/cpuinfo").read_text().splitlines() if line.startswith("model name")), "unknown"
                ) if pathlib.Path("/proc/cpuinfo").exists() else "unknown"
     blas = next((p for p in threadpool_info() if p.get("user_api") == "blas"), {})
     changed = " (with uncommitted changes)" if _git("status", "--porcelain", "--", "lnbook") \
         else ""
+    during = {k: os.environ[k] for k in OPENBLAS_VARIABLES if k in os.environ}
     return {
         "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "cpu": cpu, "cores": os.cpu_count(), "platform": platform.platform(),
@@ -253,17 +236,13 @@ def machine(torch, removed: dict) -> dict:
         "lnbook commit": _git("rev-parse", "--short", "HEAD") + changed,
         "numpy BLAS": {"library": blas.get("internal_api", "none loaded"),
                        "version": blas.get("version"), "kernel": blas.get("architecture")},
-        "OpenBLAS variables in the caller's environment": removed or {
-            k: os.environ[k] for k in OPENBLAS_VARIABLES if k in os.environ},
-        "OpenBLAS variables during the measurement": {
-            k: os.environ[k] for k in OPENBLAS_VARIABLES if k in os.environ},
+        "OpenBLAS variables in the caller's environment": removed or during,
+        "OpenBLAS variables during the measurement": during,
     }
 
 
 def measure(torch, cfg: dict, removed: dict) -> dict:
     """One run: the conditions, every race and the accuracy."""
-    from threadpoolctl import threadpool_limits
-
     start, cpu_start = time.perf_counter(), cpu_sample()
     info = machine(torch, removed)
     torch.set_num_threads(1)
@@ -273,8 +252,7 @@ def measure(torch, cfg: dict, removed: dict) -> dict:
         print(f"   {r['name']}: {r['ratio']} = {r['result']['median']:.3g}; met: {r['met']}")
     info["other processes' CPU"] = other_cpu(cpu_start, cpu_sample())
     info["wall time, s"] = round(time.perf_counter() - start, 1)
-    return {"machine": info, "sizes": {k: v for k, v in cfg.items() if k != "mode"},
-            "results": results}
+    return {"machine": info, "sizes": cfg, "results": results}
 
 
 def main() -> None:
@@ -289,7 +267,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.runs < 1:
         parser.error(f"--runs must be at least 1, not {args.runs}")
-    cfg = dict(TINY if args.tiny else FULL, mode="tiny" if args.tiny else "full")
+    cfg, mode = (TINY, "tiny") if args.tiny else (FULL, "full")
     import torch
 
     runs = []
@@ -302,8 +280,7 @@ def main() -> None:
                      "other processes' CPU, cores": (data["machine"]["other processes' CPU"]
                                                      or {}).get("cores")})
     data["runs"] = runs  # the last run in full, every run's medians
-    data["machine"].update(mode=cfg["mode"], command="python benchmarks/run.py "
-                           + " ".join(sys.argv[1:]))
+    data["machine"].update(mode=mode, command="python benchmarks/run.py " + " ".join(sys.argv[1:]))
     args.results.write_text(json.dumps(data, indent=1) + "\n")
     render.write(data, args.page, args.figure)
     print(f"wrote {args.results}, {args.page} and {args.figure}")
