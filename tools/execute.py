@@ -9,7 +9,7 @@ the Colab install cell (tools/colab_cell.py) first and runs without OPENBLAS_COR
 OPENBLAS_L2_SIZE, as on a reader's machine. Test: errors are kept as outputs, and the kernel gets
 this process's environment (tests/book/chapters.py chooses it); needs only nbformat and nbclient,
 so the Binder tier runs it with its fresh environment's Python. Chapters run side by side,
-``--jobs`` at a time (default: one per CPU), each in its own kernel.
+as many at once as CPUs, each in its own kernel.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import os
 import pathlib
-import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 
@@ -30,10 +29,9 @@ MACHINE_VARIABLES = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 
 
 def run(nb, cwd: pathlib.Path, env: dict[str, str], allow_errors: bool = False):
-    """Execute ``nb`` in place in a fresh python3 kernel started in ``cwd`` with ``env``, without
-    timing stamps; join consecutive streams of one name (how a kernel splits them depends on
-    timing). Raises nbclient's CellExecutionError at the first failing cell unless
-    ``allow_errors``."""
+    """Execute ``nb`` in place in a fresh kernel, without timing stamps (CellExecutionError at the
+    first failing cell unless ``allow_errors``); join consecutive streams of one name, which a
+    kernel splits as timing has it."""
     NotebookClient(nb, timeout=600, kernel_name="python3", allow_errors=allow_errors,
                    record_timing=False, resources={"metadata": {"path": str(cwd)}}
                    ).execute(env=env)
@@ -47,13 +45,11 @@ def run(nb, cwd: pathlib.Path, env: dict[str, str], allow_errors: bool = False):
                 else:
                     merged.append(out)
             cell.outputs = merged
-    return nb
 
 
 def store(path: pathlib.Path) -> None:
     """Re-execute a chapter as a reader's machine would and write it back with its outputs."""
-    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-    import colab_cell  # tools/ is not a package; needs yaml, which only this mode uses
+    import colab_cell  # beside this script; needs yaml, which only this mode uses
 
     nb = nbformat.read(path, as_version=4)
     colab_cell.ensure(nb)
@@ -71,26 +67,17 @@ def copy(path: pathlib.Path, folder: pathlib.Path) -> None:
     nbformat.write(nb, folder / path.name)
 
 
-def main(argv: list[str]) -> int:
+if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("chapters", nargs="*", type=pathlib.Path)
     parser.add_argument("--output-dir", type=pathlib.Path,
                         help="write executed copies here instead of storing the outputs")
-    parser.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)),
-                        help="chapters at once")
-    args = parser.parse_args(argv)
+    args = parser.parse_args()
     paths = args.chapters or sorted(BOOK.glob("*.ipynb"))
     if args.output_dir is not None:
         args.output_dir.mkdir(parents=True, exist_ok=True)
-    with ProcessPoolExecutor(max_workers=max(1, min(args.jobs, len(paths)))) as pool:
-        if args.output_dir is None:
-            done = pool.map(store, paths)
-        else:
-            done = pool.map(copy, paths, [args.output_dir] * len(paths))
+    with ProcessPoolExecutor(max_workers=min(len(os.sched_getaffinity(0)), len(paths))) as pool:
+        done = pool.map(store, paths) if args.output_dir is None else \
+            pool.map(copy, paths, [args.output_dir] * len(paths))
         for path, _ in zip(paths, done):
             print(f"executed {path}", flush=True)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
