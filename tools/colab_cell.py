@@ -21,9 +21,9 @@ from __future__ import annotations
 import pathlib
 import re
 import sys
-import tomllib
 
 import nbformat
+import versions
 import yaml
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -64,30 +64,20 @@ del _install"""
 TAGS = ["hide-cell"]  # on the website the cell is one click away; Colab shows it
 
 
-def repository() -> tuple[str, str]:
-    """(url, branch) of the repository, from _config.yml."""
-    repo = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]
-    return str(repo["url"]).rstrip("/"), str(repo.get("branch", "main"))
-
-
 def pins() -> dict[str, str]:
     """lnbook's version and every exact pin of the packages that compute the outputs."""
     version = re.search(r'__version__ = "([^"]+)"', (ROOT / "lnbook/__init__.py").read_text())
-    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    lines = (ROOT / "requirements.txt").read_text().splitlines()
-    found = {"lnbook": version[1]}
-    for line in lines + extras["optional-dependencies"]["frameworks"]:
-        m = re.match(r"\s*([\w.-]+)(?:\[[^\]]*\])?\s*==\s*([^\s;#]+)", line)
-        if m and m[1] not in KERNEL_PACKAGES:
-            found[m[1]] = m[2]
-    return found
+    lines = (ROOT / "requirements.txt").read_text().splitlines() + versions.extras()["frameworks"]
+    return {"lnbook": version[1]} | {name: spec[2:] for name, spec in versions.specs(lines).items()
+                                     if spec.startswith("==") and name not in KERNEL_PACKAGES}
 
 
 def render() -> str:
-    """The install cell's source, from _config.yml and the pins."""
-    url, branch = repository()
+    """The install cell's source, from _config.yml's repository and the pins."""
+    repo = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]
     listed = "\n".join(f'        "{n}": "{v}",' for n, v in pins().items())
-    return TEMPLATE.format(pins=listed, url=url, branch=branch, index=CPU_INDEX)
+    return TEMPLATE.format(pins=listed, url=str(repo["url"]).rstrip("/"),
+                           branch=str(repo.get("branch", "main")), index=CPU_INDEX)
 
 
 def first_code_cell(nb):
@@ -106,14 +96,9 @@ def ensure(nb) -> bool:
     return True
 
 
-def main(argv: list[str]) -> int:
-    for path in [pathlib.Path(p) for p in argv] or sorted(BOOK.glob("*.ipynb")):
+if __name__ == "__main__":
+    for path in [pathlib.Path(p) for p in sys.argv[1:]] or sorted(BOOK.glob("*.ipynb")):
         nb = nbformat.read(path, as_version=4)
         if ensure(nb):
             nbformat.write(nb, path)
             print(f"install cell written: {path} (re-execute it: tools/execute.py {path})")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
