@@ -34,9 +34,8 @@ def git(*args: str) -> str:
 
 def render(report: pathlib.Path) -> str:
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
-    chapters = [c["file"] for part in toc["parts"] for c in part.get("chapters", [])
-                if (ROOT / f"{c['file']}.ipynb").exists()]
-    names = [pathlib.Path(c).name for c in chapters]
+    names = [pathlib.Path(c["file"]).name for part in toc["parts"]
+             for c in part.get("chapters", []) if (ROOT / f"{c['file']}.ipynb").exists()]
     count: dict[tuple[str, str], collections.Counter] = collections.defaultdict(
         collections.Counter)  # (tier or chapter, tier) -> outcomes
     skips: collections.Counter = collections.Counter()

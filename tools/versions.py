@@ -52,10 +52,8 @@ def python_version() -> str:
 
 
 def render() -> str:
-    pinned, extra_of = pins(), {}
-    for extra, lines in extras().items():
-        extra_of.update(dict.fromkeys(specs(lines), extra))
-    site = specs(extras()["site"])
+    pinned, site = pins(), specs(extras()["site"])
+    extra_of = {name: extra for extra, lines in extras().items() for name in specs(lines)}
     rows = [("Python", python_version(), "runs the chapters (`runtime.txt`)")]
     rows += [(p, pinned[p], "computes or prints the stored outputs (`requirements.txt`)")
              for p in OUTPUT_PACKAGES]
