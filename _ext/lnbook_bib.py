@@ -6,15 +6,14 @@ titles as written), selected in ``_config.yml``; tests/site/test_html.py checks 
 
 from __future__ import annotations
 
+from collections import Counter
+from string import ascii_lowercase
+
 from pybtex.plugin import register_plugin
 from pybtex.richtext import Text
 from pybtex.style.formatting.unsrt import Style as UnsrtStyle
 from pybtex.style.labels import BaseLabelStyle
 from pybtex.style.template import field, sentence
-
-
-def _last(person) -> str:
-    return Text(*person.rich_last_names).render_as("text").strip()
 
 
 class AuthorYearLabelStyle(BaseLabelStyle):
@@ -24,24 +23,14 @@ class AuthorYearLabelStyle(BaseLabelStyle):
         labels = []
         for entry in sorted_entries:
             persons = entry.persons.get("author") or entry.persons.get("editor") or []
-            names = [_last(p) for p in persons]
-            if not names:
-                who = entry.fields.get("organization", entry.key)
-            elif len(names) == 1:
-                who = names[0]
-            elif len(names) == 2:
-                who = f"{names[0]} and {names[1]}"
-            else:
-                who = f"{names[0]} et al."
+            names = [Text(*p.rich_last_names).render_as("text").strip() for p in persons]
+            who = (entry.fields.get("organization", entry.key) if not names else
+                   f"{names[0]} et al." if len(names) > 2 else " and ".join(names))
             labels.append(f"{who}, {entry.fields.get('year', 'n.d.')}")
-        counts = {label: labels.count(label) for label in labels}
-        seen: dict[str, int] = {}
+        counts, seen = Counter(labels), Counter[str]()
         for label in labels:
-            if counts[label] > 1:
-                seen[label] = seen.get(label, 0) + 1
-                yield label + "abcdefghijklmnopqrstuvwxyz"[seen[label] - 1]
-            else:
-                yield label
+            seen[label] += 1
+            yield label + ascii_lowercase[seen[label] - 1] if counts[label] > 1 else label
 
 
 class BookStyle(UnsrtStyle):
