@@ -51,8 +51,7 @@ def _with_std_label(visit):
 
     def visit_exercise(self, node):
         visit(self, node)
-        label = node.get("label")
-        entry = self.builder.env.sphinx_exercise_registry.get(label) if label else None
+        entry = self.builder.env.sphinx_exercise_registry.get(node.get("label"))
         if entry is None or not node.get("ids"):
             return
         docname = entry["docname"]
@@ -67,6 +66,8 @@ def _with_std_label(visit):
 
 
 def latex_only(app: Sphinx) -> None:
+    """For the LaTeX builder: SVG figures through CairoSVG, the boxes' visitors, and numbering
+    by chapter (sphinx-jupyterbook-latex asks for sections, 2, on a book with parts)."""
     if not isinstance(app.builder, LaTeXBuilder):
         return
     app.setup_extension("sphinxcontrib.cairosvgconverter")
@@ -76,6 +77,7 @@ def latex_only(app: Sphinx) -> None:
             if name == "exercise_enumerable_node":
                 visit = _with_std_label(visit)
             handlers[name] = _without_floats(visit, depart)
+    app.config.numfig_secnum_depth = 1
 
 
 class ChapterNumbers(SphinxPostTransform):
@@ -93,8 +95,7 @@ class ChapterNumbers(SphinxPostTransform):
 
 
 class ProofTitles(SphinxPostTransform):
-    """A proof's box (an admonition of class ``proof`` without a title) gets the title its
-    text starts with ("Proof. ..." becomes the title "Proof" over "...")."""
+    """A proof's box without a title gets the one its text starts with ("Proof. ...")."""
 
     builders = ("latex",)
     default_priority = 900
@@ -112,16 +113,8 @@ class ProofTitles(SphinxPostTransform):
             box.insert(0, nodes.title("", name))
 
 
-def number_by_chapter(app: Sphinx) -> None:
-    """The environment numbers figures, equations and boxes chapter by chapter, as on the
-    website (sphinx-jupyterbook-latex asks for sections, 2, on a book with parts)."""
-    if isinstance(app.builder, LaTeXBuilder):
-        app.config.numfig_secnum_depth = 1
-
-
 def writer_counts_from_parts(app: Sphinx, env) -> None:
-    """After the numbers are assigned: the LaTeX writer counts levels from ``\\part``, so
-    its reset at each chapter is depth 2."""
+    """After numbering: the LaTeX writer, counting from ``\\part``, resets at each chapter (2)."""
     if isinstance(app.builder, LaTeXBuilder):
         app.config.numfig_secnum_depth = 2
 
@@ -142,7 +135,6 @@ def pdf_link(app: Sphinx, pagename: str, templatename: str, context: dict, doctr
 
 def setup(app: Sphinx) -> dict:
     app.connect("builder-inited", latex_only, priority=900)
-    app.connect("builder-inited", number_by_chapter, priority=900)
     app.connect("env-check-consistency", writer_counts_from_parts)
     app.add_post_transform(ChapterNumbers)
     app.add_post_transform(ProofTitles)
