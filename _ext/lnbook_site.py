@@ -5,20 +5,18 @@ checked in the browser by tests/site/.
   declared sphinx-thebe's ``const THEBE_JS_URL`` twice (a SyntaxError): duplicates are dropped.
 - ``_ext/static`` joins the site's ``_static``: ``lnbook-site.js`` (scroll regions, drawers,
   the sidebar's first scroll), ``lnbook-site.css``, the icons and KaTeX's stylesheet and fonts.
-- Weight. pydata-sphinx-theme draws about eighteen icons with Font Awesome's SVG script
-  (``fontawesome.js``, 1,489,308 bytes) on every page; ``draw_icons`` draws the same icons
-  as CSS masks from that script's path data (``lnbook-icons.css``, 9.7 kB), and the few icons
-  the theme's stylesheets draw with Font Awesome's solid font (156 kB) get a subset of it
-  (2.2 kB). Measured on 2026-12-07, files as stored: the epsilon chapter requests 1,457,470
-  bytes with ours; the theme's way adds the script (one more request) and the whole font and
-  its 86 kB catalogue, about 3.2 MB; both work offline; with the script on a page, axe finds a
-  serious label-content-name-mismatch on the theme switch. So ours stay. Sphinx's search
-  scripts and index go from every page (the search is Pagefind's); PurgeCSS cuts the theme's
-  big stylesheets to the selectors the site uses; sphinx-design's files go when unused.
+- Weight. pydata-sphinx-theme draws about eighteen icons a page with Font Awesome's SVG script
+  (``fontawesome.js``, 1,489,308 bytes); ``draw_icons`` draws them as CSS masks from its path
+  data (``lnbook-icons.css``, 9.7 kB), and the icons the theme's stylesheets draw with the solid
+  font (156 kB) get a subset of it (2.2 kB). Measured on 2026-12-07, files as stored: the
+  epsilon chapter requests 1,457,470 bytes with ours, about 3.2 MB the theme's way (the script,
+  one more request, the whole font and its 86 kB catalogue); both work offline, but with the
+  script axe finds a serious label-content-name-mismatch on the theme switch. Sphinx's search
+  scripts and index go (the search is Pagefind's); PurgeCSS cuts the theme's big stylesheets to
+  the selectors the site uses; sphinx-design's files go when unused.
 - The search page is Pagefind's stock interface (``lnbook_search.py`` builds the index;
   ``_static/lnbook-search.js`` starts it).
-- KaTeX's node server creates its socket file before it listens, so a loaded machine could
-  refuse sphinxcontrib-katex 0.9.11's connection: it is retried (``patient_katex_start``).
+- A refused connection to KaTeX's node server is retried (``patient_katex_start``).
 - Reader fixes: empty Markdown table heads dropped; ARIA roles and names axe asks for; links
   to a page's source download the file (jupyter-book #2237); a chapter offers its notebook
   under its title; a solution's title toggles it instead of jumping to the exercise; an inline
@@ -44,10 +42,6 @@ from sphinx.transforms.post_transforms import SphinxPostTransform
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 STATIC = ROOT / "_ext" / "static"
 
-# scripts that no page needs (Pagefind's search replaces Sphinx's)
-DROPPED_SCRIPTS = re.compile(
-    r'\s*<script[^>]*\ssrc="[^"]*(?:scripts/fontawesome\.js|_static/searchtools\.js|'
-    r'_static/language_data\.js|searchindex\.js)[^"]*"[^>]*>\s*</script>')
 USES_DESIGN = re.compile(r'\sclass="(?:[^"]*\s)?sd-')
 DESIGN_FILES = re.compile(
     r'\s*<(?:link[^>]*\shref="[^"]*_static/sphinx-design\.min\.css[^"]*"[^>]*>|'
@@ -63,7 +57,9 @@ FIXES = [
     # a solution's title toggles it: its "Exercise N" is text, not a link that jumps away
     (re.compile(r'(<p class="admonition-title">Solution to)<a class="reference internal" '
                 r'href="#[^"]*">(.*?)</a>'), r"\1\2"),
-    (DROPPED_SCRIPTS, ""),
+    # scripts that no page needs (Pagefind's search replaces Sphinx's)
+    (re.compile(r'\s*<script[^>]*\ssrc="[^"]*(?:scripts/fontawesome\.js|_static/searchtools\.js|'
+                r'_static/language_data\.js|searchindex\.js)[^"]*"[^>]*>\s*</script>'), ""),
 ]
 SOURCE_LINK = re.compile(r'<a href="([^"]*_sources/[^"]+)"(\s+target="_blank")?')
 SEARCH_FORM = re.compile(r'<form class="bd-search[^"]*"(?:(?!</form>).)*</form>\s*'
