@@ -1,20 +1,14 @@
 """Centering matrices (lnbook._centering): P and its weighted, oblique cousin P_a.
 Witnesses: hand examples, the least-squares fit that P_a's residual solves (numpy's lstsq),
-the core's numerator, and the properties of a projection (hypothesis)."""
+the core's numerator, and the properties of a projection; P and P_a entry by entry in
+tests/test_contract.py."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from hypothesis.extra import numpy as hnp
 
 import lnbook
-
-weights = st.integers(1, 8).flatmap(lambda n: hnp.arrays(
-    np.float64, n, elements=st.floats(0.0, 1.0)).filter(lambda w: w.sum() > 0.1)).map(
-    lambda w: w / w.sum())
 
 
 def test_centering_matrix_by_hand_and_properties():
@@ -28,22 +22,6 @@ def test_centering_matrix_by_hand_and_properties():
         assert np.allclose(P @ z, z - z.mean(), atol=1e-15)
         assert np.allclose(lnbook.core(z, eps=1.0) * np.sqrt(lnbook.stats(z)[1] + 1.0), P @ z,
                            atol=1e-14)
-
-
-@settings(max_examples=25, deadline=None)
-@given(weights, st.integers(0, 2**32 - 1))
-def test_weighted_centering_properties(a, seed):
-    """P_a^2 = P_a, P_a 1 = 0, a^T P_a x = 0, rank n - 1, and diag(a) P_a = P_a^T diag(a)
-    = diag(a) - a a^T."""
-    n, Pa = a.size, lnbook.weighted_centering_matrix(a)
-    x = np.random.default_rng(seed).normal(size=n)
-    assert np.allclose(Pa @ Pa, Pa, atol=1e-12) and np.allclose(Pa @ np.ones(n), 0, atol=1e-12)
-    assert abs(a @ (Pa @ x)) < 1e-12 * (1 + np.abs(x).max())
-    assert np.allclose(Pa @ x, x - (a @ x), atol=1e-12)
-    assert np.linalg.matrix_rank(Pa) == n - 1
-    D = np.diag(a)
-    assert np.allclose(D @ Pa, Pa.T @ D, atol=1e-12)
-    assert np.allclose(D @ Pa, D - np.outer(a, a), atol=1e-12)
 
 
 def test_weighted_by_hand_and_by_least_squares():
