@@ -89,6 +89,12 @@ def dedupe_scripts(app, pagename, templatename, context, doctree):
                   if not (key in seen or seen.add(key))]
 
 
+def movable_script(app, pagename, templatename, context, doctree):
+    """The movable figures' script, on the pages that have one (plotting.Movable) only."""
+    if 'class="lnbook-movable"' in (context.get("body") or ""):
+        app.add_js_file("lnbook-movable.js", loading_method="defer")
+
+
 def notebook_link(app, pagename, templatename, context, doctree):
     """Under a chapter's title: its notebook, as a file to download."""
     source, body = context.get("sourcename") or "", context.get("body")
@@ -279,6 +285,6 @@ def setup(app):
     app.connect("build-finished", rewrite_pages)
     for css in ("lnbook-icons.css", "lnbook-site.css", "lnbook-fa-subset.css"):
         app.add_css_file(css)
-    for js in ("lnbook-site.js", "lnbook-movable.js"):
-        app.add_js_file(js, loading_method="defer")
+    app.add_js_file("lnbook-site.js", loading_method="defer")
+    app.connect("html-page-context", movable_script)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
