@@ -17,11 +17,13 @@ from __future__ import annotations
 import argparse
 import os
 import pathlib
+import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
 
 import nbformat
 from nbclient import NotebookClient
+from traitlets.config import Config
 
 BOOK = pathlib.Path(__file__).resolve().parent.parent / "book"
 # a reader's machine sets neither; stored outputs must not depend on them
@@ -32,9 +34,13 @@ def run(nb, cwd: pathlib.Path, env: dict[str, str], allow_errors: bool = False):
     """Execute ``nb`` in place in a fresh kernel, without timing stamps (CellExecutionError at the
     first failing cell unless ``allow_errors``); join consecutive streams of one name, which a
     kernel splits as timing has it."""
-    NotebookClient(nb, timeout=600, kernel_name="python3", allow_errors=allow_errors,
-                   record_timing=False, resources={"metadata": {"path": str(cwd)}}
-                   ).execute(env=env)
+    # the kernel's sockets are files of its own (ipc), not TCP ports: two kernels started at
+    # once picked the same free port under load ("Kernel didn't respond in 60 seconds")
+    with tempfile.TemporaryDirectory(prefix="lnbook-kernel-") as sockets:
+        config = Config({"KernelManager": {"transport": "ipc", "ip": f"{sockets}/k"}})
+        NotebookClient(nb, timeout=600, kernel_name="python3", allow_errors=allow_errors,
+                       record_timing=False, resources={"metadata": {"path": str(cwd)}},
+                       config=config).execute(env=env)
     for cell in nb.cells:
         if cell.cell_type == "code":
             merged: list = []
