@@ -95,7 +95,6 @@ class BookFigure(Figure):
                 {"image/png": {"width": round(w * _DISPLAY_DPI / self.dpi)}})
 
 
-
 class Movable:
     r"""A figure the reader moves on the website: one frame per value of a parameter.
 
@@ -114,16 +113,16 @@ class Movable:
         "dots" | "bars", "style": str, "xy": array}`` with ``xy`` of shape (n, m, 2) to move
         with the slider or (m, 2) to stay (a line joins its m points, bars rise from 0 to each
         point; ``style`` holds classes of lnbook-site.css: ``s0`` blue, ``s1`` vermillion,
-        ``s2`` grey, ``dash``); ``box``, the view ``((x0, x1), (y0, y1))`` in the units of
-        ``xy``; ``xticks`` and ``yticks``, (position, label) pairs; ``xlabel``, ``ylabel`` and
-        ``alt``, the drawing's text alternative.
+        ``s2`` grey, ``dash``, ``dot``, ``thin``, ``big`` dots); ``box``, the view ``((x0, x1),
+        (y0, y1))`` in the units of ``xy``; ``xticks`` and ``yticks``, (position, label) pairs;
+        ``xlabel``, ``ylabel`` and ``alt``, the drawing's text alternative.
 
     Raises
     ------
     ValueError
         If a key is missing or unknown, ``values``, ``readouts`` and the moving marks do not
         have one frame each, ``start`` is not a frame, a mark is not points of two finite
-        coordinates, or ``box`` is empty.
+        coordinates, ``box`` is empty, or a text is not a string.
     TypeError
         If ``data`` is not a dict.
 
